@@ -1,0 +1,54 @@
+-- Split every charge into its shares so that they sum to the charge exactly, for billed, effective and
+-- list cost alike: integer units of 1e-10, floor of each weighted part, and the leftover units given one
+-- each to the largest remainders (ties by share number). Grain: charge x share. No parameters.
+INSERT INTO allocations
+WITH numbered AS (
+    SELECT
+        s.*,
+        row_number() OVER (PARTITION BY s.charge_id
+                           ORDER BY s.experiment_id NULLS LAST, s.phase NULLS LAST, s.project NULLS LAST,
+                                    s.method NULLS LAST, s.rule) AS share_no,
+        sum(s.weight) OVER (PARTITION BY s.charge_id) AS total_weight
+    FROM shares s
+),
+units AS (
+    SELECT
+        n.*,
+        c.source, c.provider, c.billing_period, c.billing_account_id, c.sub_account_id,
+        c.charge_period_start, c.charge_period_end, c.service_name, c.charge_category, c.pricing_category,
+        c.billing_currency,
+        CAST(c.billed_cost * 10000000000 AS HUGEINT) AS b_units,
+        CAST(c.effective_cost * 10000000000 AS HUGEINT) AS e_units,
+        CAST(c.list_cost * 10000000000 AS HUGEINT) AS l_units
+    FROM numbered n JOIN charges c USING (charge_id)
+),
+floored AS (
+    SELECT
+        *,
+        (abs(b_units) * weight) // total_weight AS b_base, (abs(b_units) * weight) % total_weight AS b_rem,
+        (abs(e_units) * weight) // total_weight AS e_base, (abs(e_units) * weight) % total_weight AS e_rem,
+        (abs(l_units) * weight) // total_weight AS l_base, (abs(l_units) * weight) % total_weight AS l_rem
+    FROM units
+),
+ranked AS (
+    SELECT
+        *,
+        abs(b_units) - sum(b_base) OVER (PARTITION BY charge_id) AS b_left,
+        abs(e_units) - sum(e_base) OVER (PARTITION BY charge_id) AS e_left,
+        abs(l_units) - sum(l_base) OVER (PARTITION BY charge_id) AS l_left,
+        row_number() OVER (PARTITION BY charge_id ORDER BY b_rem DESC, share_no) AS b_rank,
+        row_number() OVER (PARTITION BY charge_id ORDER BY e_rem DESC, share_no) AS e_rank,
+        row_number() OVER (PARTITION BY charge_id ORDER BY l_rem DESC, share_no) AS l_rank
+    FROM floored
+)
+SELECT
+    charge_id, CAST(share_no AS INTEGER), source, provider, billing_period, billing_account_id, sub_account_id,
+    charge_period_start, charge_period_end, project, phase, method, experiment_id, cost_category, service_name,
+    charge_category, pricing_category, rule, reason, billing_currency,
+    CAST(CAST(sign(b_units) * (b_base + CASE WHEN b_rank <= b_left THEN 1 ELSE 0 END) AS DECIMAL(38, 0))
+         * CAST('0.0000000001' AS DECIMAL(38, 10)) AS DECIMAL(38, 10)),
+    CAST(CAST(sign(e_units) * (e_base + CASE WHEN e_rank <= e_left THEN 1 ELSE 0 END) AS DECIMAL(38, 0))
+         * CAST('0.0000000001' AS DECIMAL(38, 10)) AS DECIMAL(38, 10)),
+    CAST(CAST(sign(l_units) * (l_base + CASE WHEN l_rank <= l_left THEN 1 ELSE 0 END) AS DECIMAL(38, 0))
+         * CAST('0.0000000001' AS DECIMAL(38, 10)) AS DECIMAL(38, 10))
+FROM ranked

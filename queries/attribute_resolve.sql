@@ -1,0 +1,71 @@
+-- Rules 1-3 and the shared/unattributed fallbacks of SPEC §4, for the charges of the periods in scope.
+-- Grain: one row per charge. Parameters: $periods (list of YYYY-MM).
+-- Charge tags win over inventory tags; a tag naming an experiment wins over (project, phase, method).
+CREATE OR REPLACE TEMP TABLE resolved AS
+WITH scoped AS (
+    SELECT * FROM charges WHERE list_contains($periods, billing_period)
+),
+inventory AS (
+    SELECT r.provider, r.resource_id AS name, r.tags
+    FROM resources r
+    UNION ALL
+    SELECT r.provider, unnest(r.aliases) AS name, r.tags
+    FROM resources r WHERE r.aliases IS NOT NULL
+),
+joined AS (
+    SELECT
+        c.charge_id, c.provider, c.resource_id, c.charge_period_start, c.charge_period_end, c.charge_category,
+        c.service_name, c.billing_currency,
+        ls.project AS t_project, ls.phase AS t_phase, ls.method AS t_method, ls.experiment_id AS t_experiment,
+        ls.status AS t_status, ls.problem AS t_problem,
+        il.project AS i_project, il.phase AS i_phase, il.method AS i_method, il.experiment_id AS i_experiment,
+        il.status AS i_status, il.problem AS i_problem,
+        cat.cost_category
+    FROM scoped c
+    LEFT JOIN label_sets ls ON ls.tags = c.tags
+    LEFT JOIN (SELECT DISTINCT ON (provider, name) * FROM inventory ORDER BY provider, name, tags) inv
+        ON inv.provider = c.provider AND inv.name = c.resource_id
+    LEFT JOIN label_sets il ON il.tags = inv.tags
+    LEFT JOIN charge_categories cat
+        ON cat.provider IS NOT DISTINCT FROM c.provider
+       AND cat.service_name IS NOT DISTINCT FROM c.service_name
+       AND cat.usage_type IS NOT DISTINCT FROM c.usage_type
+       AND cat.charge_category IS NOT DISTINCT FROM c.charge_category
+)
+SELECT
+    j.charge_id, j.provider, j.resource_id, j.charge_period_start, j.charge_period_end,
+    coalesce(j.cost_category, 'other') AS cost_category,
+    CASE
+        WHEN j.t_experiment IS NOT NULL OR j.t_project IS NOT NULL THEN 'tag'
+        WHEN j.i_experiment IS NOT NULL OR j.i_project IS NOT NULL THEN 'inventory'
+        WHEN j.charge_category <> 'Usage' OR lower(coalesce(j.service_name, '')) LIKE '%support%' THEN 'shared'
+        ELSE 'unattributed'
+    END AS rule,
+    CASE
+        WHEN j.t_experiment IS NOT NULL OR j.t_project IS NOT NULL THEN j.t_experiment
+        WHEN j.i_experiment IS NOT NULL OR j.i_project IS NOT NULL THEN j.i_experiment
+    END AS experiment_id,
+    CASE
+        WHEN j.t_experiment IS NOT NULL OR j.t_project IS NOT NULL THEN coalesce(j.t_project, e1.project)
+        WHEN j.i_experiment IS NOT NULL OR j.i_project IS NOT NULL THEN coalesce(j.i_project, e2.project)
+    END AS project,
+    CASE
+        WHEN j.t_experiment IS NOT NULL OR j.t_project IS NOT NULL THEN j.t_phase
+        WHEN j.i_experiment IS NOT NULL OR j.i_project IS NOT NULL THEN j.i_phase
+    END AS phase,
+    CASE
+        WHEN j.t_experiment IS NOT NULL OR j.t_project IS NOT NULL THEN coalesce(j.t_method, e1.method)
+        WHEN j.i_experiment IS NOT NULL OR j.i_project IS NOT NULL THEN coalesce(j.i_method, e2.method)
+    END AS method,
+    CASE
+        WHEN j.t_experiment IS NOT NULL OR j.t_project IS NOT NULL THEN j.t_problem
+        WHEN j.i_experiment IS NOT NULL OR j.i_project IS NOT NULL THEN j.i_problem
+        WHEN j.charge_category <> 'Usage' OR lower(coalesce(j.service_name, '')) LIKE '%support%'
+            THEN lower(j.charge_category)
+        WHEN coalesce(j.t_status, 'untagged') = 'untagged' AND coalesce(j.i_status, 'untagged') = 'untagged'
+            THEN 'untagged'
+        ELSE CASE WHEN coalesce(j.t_status, 'untagged') <> 'untagged' THEN j.t_status ELSE j.i_status END
+    END AS reason
+FROM joined j
+LEFT JOIN experiments e1 ON e1.experiment_id = j.t_experiment
+LEFT JOIN experiments e2 ON e2.experiment_id = j.i_experiment

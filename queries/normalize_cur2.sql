@@ -1,0 +1,90 @@
+-- Normalise AWS CUR 2.0 line items (view cur2_raw_full) into FOCUS-shaped charges.
+-- Grain: one row per line item. Parameters: $source (source name).
+-- Costs arrive as doubles and become DECIMAL(38, 10) once, here. EffectiveCost is AWS's amortised cost
+-- by line item type: covered usage at its Savings Plan / reservation effective cost, the Savings Plan
+-- recurring fee at its unused commitment, negation and upfront fees at zero, the rest as billed.
+WITH typed AS (
+    SELECT
+        *,
+        CAST(CAST(line_item_unblended_cost AS DOUBLE) AS DECIMAL(38, 10)) AS unblended,
+        CAST(coalesce(CAST(pricing_public_on_demand_cost AS DOUBLE), 0) AS DECIMAL(38, 10)) AS on_demand,
+        CAST(coalesce(CAST(savings_plan_savings_plan_effective_cost AS DOUBLE), 0) AS DECIMAL(38, 10))
+            AS sp_effective,
+        CAST(coalesce(CAST(savings_plan_total_commitment_to_date AS DOUBLE), 0) AS DECIMAL(38, 10)) AS sp_commitment,
+        CAST(coalesce(CAST(savings_plan_used_commitment AS DOUBLE), 0) AS DECIMAL(38, 10)) AS sp_used,
+        CAST(coalesce(CAST(reservation_effective_cost AS DOUBLE), 0) AS DECIMAL(38, 10)) AS ri_effective,
+        CAST(coalesce(CAST(reservation_unused_amortized_upfront_fee_for_billing_period AS DOUBLE), 0)
+             + coalesce(CAST(reservation_unused_recurring_fee AS DOUBLE), 0) AS DECIMAL(38, 10)) AS ri_unused,
+        timezone('UTC', CAST(bill_billing_period_start_date AS TIMESTAMPTZ)) AS bp_start,
+        timezone('UTC', CAST(bill_billing_period_end_date AS TIMESTAMPTZ)) AS bp_end,
+        nullif(trim(CAST(line_item_resource_id AS VARCHAR)), '') AS resource
+    FROM cur2_raw_full
+)
+SELECT
+    md5(concat_ws('|', $source, identity_line_item_id, identity_time_interval)) AS charge_id,
+    $source AS source,
+    'aws' AS provider,
+    strftime(bp_start, '%Y-%m') AS billing_period,
+    bp_start AS billing_period_start,
+    bp_end AS billing_period_end,
+    timezone('UTC', CAST(line_item_usage_start_date AS TIMESTAMPTZ)) AS charge_period_start,
+    timezone('UTC', CAST(line_item_usage_end_date AS TIMESTAMPTZ)) AS charge_period_end,
+    CAST(bill_payer_account_id AS VARCHAR) AS billing_account_id,
+    CAST(line_item_usage_account_id AS VARCHAR) AS sub_account_id,
+    CASE
+        WHEN line_item_line_item_type IN ('Usage', 'DiscountedUsage', 'SavingsPlanCoveredUsage',
+                                          'SavingsPlanNegation') THEN 'Usage'
+        WHEN line_item_line_item_type IN ('SavingsPlanUpfrontFee', 'SavingsPlanRecurringFee', 'RIFee', 'Fee')
+            THEN 'Purchase'
+        WHEN line_item_line_item_type = 'Tax' THEN 'Tax'
+        WHEN line_item_line_item_type IN ('Credit', 'Refund', 'Discount', 'BundledDiscount', 'EdpDiscount',
+                                          'PrivateRateDiscount', 'RiVolumeDiscount', 'DistributorDiscount')
+            THEN 'Credit'
+        ELSE 'Adjustment'
+    END AS charge_category,
+    CASE WHEN line_item_line_item_type = 'Refund' THEN 'Correction' END AS charge_class,
+    line_item_line_item_type AS line_item_type,
+    coalesce(nullif(product['product_name'], ''), nullif(product_servicecode, ''), line_item_product_code)
+        AS service_name,
+    product_product_family AS service_category,
+    resource AS resource_id,
+    CASE
+        WHEN resource LIKE 'i-%' THEN 'instance'
+        WHEN resource LIKE 'vol-%' THEN 'volume'
+        WHEN resource LIKE 'arn:aws:savingsplans:%' THEN 'savings-plan'
+        WHEN line_item_product_code = 'AmazonS3' THEN 'bucket'
+    END AS resource_type,
+    coalesce(nullif(product_region_code, ''), product['region']) AS region_id,
+    product_sku AS sku_id,
+    line_item_usage_type AS usage_type,
+    CAST(CAST(line_item_usage_amount AS DOUBLE) AS DECIMAL(38, 10)) AS consumed_quantity,
+    pricing_unit AS consumed_unit,
+    line_item_currency_code AS billing_currency,
+    unblended AS billed_cost,
+    CASE line_item_line_item_type
+        WHEN 'SavingsPlanCoveredUsage' THEN sp_effective
+        WHEN 'SavingsPlanRecurringFee' THEN sp_commitment - sp_used
+        WHEN 'SavingsPlanNegation' THEN CAST(0 AS DECIMAL(38, 10))
+        WHEN 'SavingsPlanUpfrontFee' THEN CAST(0 AS DECIMAL(38, 10))
+        WHEN 'DiscountedUsage' THEN ri_effective
+        WHEN 'RIFee' THEN ri_unused
+        WHEN 'Fee' THEN CASE WHEN coalesce(reservation_reservation_a_r_n, '') <> ''
+                             THEN CAST(0 AS DECIMAL(38, 10)) ELSE unblended END
+        ELSE unblended
+    END AS effective_cost,
+    CASE WHEN line_item_line_item_type IN ('Usage', 'DiscountedUsage', 'SavingsPlanCoveredUsage')
+         THEN on_demand ELSE CAST(0 AS DECIMAL(38, 10)) END AS list_cost,
+    coalesce(nullif(savings_plan_savings_plan_a_r_n, ''), nullif(reservation_reservation_a_r_n, ''))
+        AS commitment_id,
+    CASE
+        WHEN line_item_line_item_type IN ('SavingsPlanCoveredUsage', 'DiscountedUsage', 'SavingsPlanRecurringFee',
+                                          'SavingsPlanUpfrontFee', 'RIFee', 'SavingsPlanNegation')
+            THEN 'Committed'
+        WHEN line_item_usage_type LIKE '%SpotUsage%' THEN 'Dynamic'
+        WHEN line_item_line_item_type = 'Usage' THEN 'Standard'
+    END AS pricing_category,
+    coalesce(CAST(to_json(resource_tags) AS VARCHAR), '{}') AS tags,
+    filename AS source_file,
+    file_row_number + 1 AS source_row,
+    identity_line_item_id || '@' || identity_time_interval AS row_identity
+FROM typed

@@ -1,0 +1,167 @@
+-- Warehouse schema: every table trainledger keeps, created if absent.
+-- Grain is stated per table. Money is DECIMAL(38, 10) everywhere; currency travels on every money row.
+
+-- One row per billed line item, FOCUS-shaped, from any connector.
+CREATE TABLE IF NOT EXISTS charges (
+    charge_id VARCHAR PRIMARY KEY,
+    source VARCHAR NOT NULL,
+    provider VARCHAR NOT NULL,
+    billing_period VARCHAR NOT NULL,            -- YYYY-MM (invoice month)
+    billing_period_start TIMESTAMP NOT NULL,    -- UTC
+    billing_period_end TIMESTAMP NOT NULL,
+    charge_period_start TIMESTAMP,
+    charge_period_end TIMESTAMP,
+    billing_account_id VARCHAR,
+    sub_account_id VARCHAR,
+    charge_category VARCHAR NOT NULL,           -- Usage, Purchase, Tax, Credit, Adjustment
+    charge_class VARCHAR,                       -- NULL or Correction
+    line_item_type VARCHAR,                     -- provider's own type, kept for audit
+    service_name VARCHAR,
+    service_category VARCHAR,
+    resource_id VARCHAR,
+    resource_type VARCHAR,
+    region_id VARCHAR,
+    sku_id VARCHAR,
+    usage_type VARCHAR,
+    consumed_quantity DECIMAL(38, 10),
+    consumed_unit VARCHAR,
+    billing_currency VARCHAR NOT NULL,
+    billed_cost DECIMAL(38, 10) NOT NULL,
+    effective_cost DECIMAL(38, 10) NOT NULL,
+    list_cost DECIMAL(38, 10) NOT NULL,
+    commitment_id VARCHAR,                      -- savings plan / reservation / CUD that priced the row
+    pricing_category VARCHAR,                   -- On-Demand, Committed, Spot, Other
+    tags VARCHAR NOT NULL,                      -- JSON object, keys as the provider wrote them
+    source_file VARCHAR,
+    source_row BIGINT,
+    row_identity VARCHAR                        -- provider line item identity, for audit
+);
+
+-- Live resources seen by inventory connectors (EC2/EBS tags, GCE labels). Grain: provider × resource.
+CREATE TABLE IF NOT EXISTS resources (
+    provider VARCHAR NOT NULL,
+    resource_id VARCHAR NOT NULL,
+    source VARCHAR NOT NULL,
+    resource_type VARCHAR,
+    region_id VARCHAR,
+    tags VARCHAR NOT NULL,
+    aliases VARCHAR[],                          -- other names the bill may use (GCP numeric id, global name)
+    first_seen TIMESTAMP NOT NULL,
+    last_seen TIMESTAMP NOT NULL,
+    PRIMARY KEY (provider, resource_id)
+);
+
+-- Experiments from the log, after field-by-field merging of records. Grain: experiment.
+CREATE TABLE IF NOT EXISTS experiments (
+    experiment_id VARCHAR PRIMARY KEY,
+    project VARCHAR,
+    method VARCHAR,
+    status VARCHAR,
+    started_at TIMESTAMP,
+    ended_at TIMESTAMP,
+    params VARCHAR,                             -- JSON
+    estimate VARCHAR,                           -- JSON
+    metrics VARCHAR,                            -- JSON
+    record VARCHAR                              -- the merged record, JSON
+);
+
+-- Which resource an experiment used, when, in which phase. Grain: experiment × phase × resource window.
+CREATE TABLE IF NOT EXISTS experiment_resources (
+    experiment_id VARCHAR NOT NULL,
+    phase VARCHAR,
+    provider VARCHAR,
+    resource_id VARCHAR NOT NULL,
+    gpus INTEGER,
+    started_at TIMESTAMP NOT NULL,
+    ended_at TIMESTAMP NOT NULL
+);
+
+-- Estimates per experiment × phase × category (category NULL: the whole phase). Grain as said.
+CREATE TABLE IF NOT EXISTS estimates (
+    experiment_id VARCHAR NOT NULL,
+    phase VARCHAR NOT NULL,
+    category VARCHAR,
+    currency VARCHAR NOT NULL,
+    amount DECIMAL(38, 10) NOT NULL,
+    basis VARCHAR NOT NULL                      -- 'log' (given) or 'estimator'
+);
+
+-- Tag sets resolved to the attribution key by the label scheme. Grain: distinct tags JSON.
+CREATE TABLE IF NOT EXISTS label_sets (
+    tags VARCHAR PRIMARY KEY,
+    project VARCHAR,
+    phase VARCHAR,
+    method VARCHAR,
+    experiment_id VARCHAR,
+    status VARCHAR NOT NULL,                    -- ok, partial, untagged, unknown-label, conflict
+    problem VARCHAR
+);
+
+-- Cost categories resolved per service / usage type. Grain: provider × service × usage type.
+CREATE TABLE IF NOT EXISTS charge_categories (
+    provider VARCHAR,
+    service_name VARCHAR,
+    usage_type VARCHAR,
+    charge_category VARCHAR,
+    cost_category VARCHAR NOT NULL,
+    known BOOLEAN NOT NULL
+);
+
+-- Every charge split into shares that sum exactly to it. Grain: charge × share.
+CREATE TABLE IF NOT EXISTS allocations (
+    charge_id VARCHAR NOT NULL,
+    share_no INTEGER NOT NULL,
+    source VARCHAR NOT NULL,
+    provider VARCHAR NOT NULL,
+    billing_period VARCHAR NOT NULL,
+    billing_account_id VARCHAR,
+    sub_account_id VARCHAR,
+    charge_period_start TIMESTAMP,
+    charge_period_end TIMESTAMP,
+    project VARCHAR,
+    phase VARCHAR,
+    method VARCHAR,
+    experiment_id VARCHAR,
+    cost_category VARCHAR NOT NULL,
+    service_name VARCHAR,
+    charge_category VARCHAR NOT NULL,
+    pricing_category VARCHAR,
+    rule VARCHAR NOT NULL,                      -- tag, inventory, time-window, idle, shared, manual, unattributed
+    reason VARCHAR,
+    currency VARCHAR NOT NULL,
+    billed_cost DECIMAL(38, 10) NOT NULL,
+    effective_cost DECIMAL(38, 10) NOT NULL,
+    list_cost DECIMAL(38, 10) NOT NULL,
+    PRIMARY KEY (charge_id, share_no)
+);
+
+-- What each source/period ingest read, so unchanged inputs are skipped and restatements detected.
+CREATE TABLE IF NOT EXISTS ingest_state (
+    source VARCHAR NOT NULL,
+    billing_period VARCHAR NOT NULL,
+    version VARCHAR NOT NULL,                   -- manifest execution/assembly id or content fingerprint
+    files VARCHAR NOT NULL,                     -- JSON list of files read
+    row_count BIGINT NOT NULL,
+    billed_total DECIMAL(38, 10),
+    ingested_at TIMESTAMP NOT NULL,
+    PRIMARY KEY (source, billing_period)
+);
+
+-- Run ledger of nightly/ingest/attribute runs.
+CREATE TABLE IF NOT EXISTS runs (
+    run_id VARCHAR PRIMARY KEY,
+    command VARCHAR NOT NULL,
+    started_at TIMESTAMP NOT NULL,
+    ended_at TIMESTAMP,
+    outcome VARCHAR NOT NULL,
+    detail VARCHAR                              -- JSON: sources, versions, row counts, totals
+);
+
+-- Budget alerts already sent, so each threshold alerts once per period.
+CREATE TABLE IF NOT EXISTS alerts_sent (
+    budget VARCHAR NOT NULL,
+    period VARCHAR NOT NULL,
+    threshold VARCHAR NOT NULL,
+    sent_at TIMESTAMP NOT NULL,
+    PRIMARY KEY (budget, period, threshold)
+);

@@ -1,0 +1,102 @@
+"""Attribution (SPEC §4): resolve labels and categories, split charges into allocations, prove the sum.
+
+Rules live in ``queries/attribute_*.sql``; the label scheme and category rules are Python and reach
+SQL as lookup tables, so row-level work stays in DuckDB however large the bill.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from trainledger.categories import Categorizer
+from trainledger.config import Config
+from trainledger.errors import InvariantViolation
+from trainledger.labels import LabelScheme
+from trainledger.reporter import Reporter
+from trainledger.warehouse import Connection, run
+
+
+@dataclass
+class AttributionResult:
+    periods: list[str]
+    allocations: int
+    billed_total: Decimal
+
+
+def refresh_label_sets(con: Connection, config: Config) -> int:
+    """Resolve every distinct tag set of charges and resources with the current label config."""
+    scheme = LabelScheme(config.labels)
+    tag_sets = [
+        r[0]
+        for r in con.execute(
+            "SELECT DISTINCT tags FROM charges UNION SELECT DISTINCT tags FROM resources"
+        ).fetchall()
+    ]
+    con.execute("DELETE FROM label_sets")
+    rows = []
+    for tags in tag_sets:
+        resolved = scheme.resolve_json(tags)
+        rows.append(
+            (
+                tags,
+                resolved.project,
+                resolved.phase,
+                resolved.method,
+                resolved.experiment_id,
+                resolved.status,
+                resolved.problem,
+            )
+        )
+    if rows:
+        con.executemany("INSERT INTO label_sets VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+    return len(rows)
+
+
+def refresh_categories(con: Connection, config: Config) -> int:
+    categorizer = Categorizer(config.categories)
+    combos = con.execute(
+        "SELECT DISTINCT provider, service_name, usage_type, charge_category FROM charges"
+    ).fetchall()
+    con.execute("DELETE FROM charge_categories")
+    rows = [(*combo, *categorizer.categorize(combo[1], combo[2])) for combo in combos]
+    if rows:
+        con.executemany("INSERT INTO charge_categories VALUES (?, ?, ?, ?, ?, ?)", rows)
+    return len(rows)
+
+
+def periods_in_scope(con: Connection, period: str | None) -> list[str]:
+    if period:
+        return [period]
+    return [r[0] for r in con.execute("SELECT DISTINCT billing_period FROM charges ORDER BY 1").fetchall()]
+
+
+def attribute(
+    con: Connection, config: Config, reporter: Reporter, period: str | None = None
+) -> AttributionResult:
+    """Recompute allocations of the periods in scope; the caller's transaction keeps the old ones on failure."""
+    periods = periods_in_scope(con, period)
+    refresh_label_sets(con, config)
+    refresh_categories(con, config)
+    params = {"periods": periods}
+    con.execute("DELETE FROM allocations WHERE list_contains($periods, billing_period)", params)
+    run(con, "attribute_resolve", params)
+    run(con, "attribute_shares")
+    run(con, "attribute_allocate")
+    check_invariant(con, periods)
+    count, total = con.execute(
+        "SELECT count(*), coalesce(sum(billed_cost), 0) FROM allocations WHERE list_contains($periods, billing_period)",
+        params,
+    ).fetchone() or (0, 0)
+    reporter.step(f"attributed {count} allocation(s) for {', '.join(periods) or 'no periods'}")
+    return AttributionResult(periods, int(count), Decimal(total))
+
+
+def check_invariant(con: Connection, periods: list[str]) -> None:
+    broken = run(con, "check_invariant", {"periods": periods}).fetchall()
+    if broken:
+        charge_id, billed, alloc_billed, effective, alloc_effective = broken[0]
+        raise InvariantViolation(
+            f"allocations do not add up for {len(broken)}+ charge(s), e.g. {charge_id}: billed {billed} vs "
+            f"{alloc_billed}, effective {effective} vs {alloc_effective}; previous allocations kept"
+        )

@@ -1,0 +1,102 @@
+"""Batch commands: init, ingest, attribute, nightly."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from trainledger import config as config_module
+from trainledger import pipeline
+from trainledger.cli.context import Context
+from trainledger.errors import ConfigError, ExitCode
+from trainledger.money import fmt
+
+PERIOD = click.option(
+    "--period",
+    metavar="YYYY-MM",
+    default=None,
+    callback=lambda c, p, v: _period(v),
+    help="Only this billing period.",
+)
+
+
+def _period(value: str | None) -> str | None:
+    if value is None:
+        return None
+    parts = value.split("-")
+    if (
+        len(parts) != 2
+        or len(parts[0]) != 4
+        or not all(p.isdigit() for p in parts)
+        or not 1 <= int(parts[1]) <= 12
+    ):
+        raise click.BadParameter(f"expected YYYY-MM, got {value!r}")
+    return value
+
+
+@click.command()
+@click.option("--force", is_flag=True, help="Overwrite an existing config file.")
+@click.pass_obj
+def init(obj: Context, force: bool) -> None:
+    """Write a starter trainledger.toml."""
+    path = Path(obj.config_path or config_module.DEFAULT_CONFIG)
+    if path.exists() and not force:
+        raise ConfigError(f"{path} already exists; use --force to overwrite it")
+    path.write_text(config_module.STARTER, encoding="utf-8")
+    click.echo(f"wrote {path}", err=True)
+
+
+@click.command()
+@click.option("--source", default=None, help="Only the [[sources]] entry with this name.")
+@PERIOD
+@click.pass_obj
+def ingest(obj: Context, source: str | None, period: str | None) -> None:
+    """Pull billing data and inventories into the warehouse."""
+    summary = pipeline.ingest(obj.config, obj.reporter, source, period)
+    for r in summary.ingested:
+        state = "unchanged" if r.skipped else f"{r.rows} rows, billed {fmt(r.billed_total)}"
+        click.echo(f"{r.source}\t{r.period or '-'}\t{state}")
+
+
+@click.command()
+@PERIOD
+@click.pass_obj
+def attribute(obj: Context, period: str | None) -> None:
+    """Split every charge into allocations (SPEC §4) and check they add up."""
+    summary = pipeline.attribute(obj.config, obj.reporter, period)
+    result = summary.attribution
+    assert result is not None
+    click.echo(
+        f"{result.allocations} allocations, billed {fmt(result.billed_total)} "
+        f"for {', '.join(result.periods) or 'no periods'}"
+    )
+
+
+@click.command()
+@click.option(
+    "--alerts-out",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also write crossed budget alerts as JSON to this file.",
+)
+@click.pass_obj
+@click.pass_context
+def nightly(ctx: click.Context, obj: Context, alerts_out: str | None) -> None:
+    """Ingest + attribute + exports + budget check; exit 2 when a budget threshold is crossed."""
+    summary = pipeline.nightly(obj.config, obj.reporter)
+    for r in summary.ingested:
+        state = "unchanged" if r.skipped else f"{r.rows} rows, billed {fmt(r.billed_total)}"
+        click.echo(f"ingested\t{r.source}\t{r.period or '-'}\t{state}")
+    if summary.attribution:
+        click.echo(
+            f"attributed\t{summary.attribution.allocations} allocations\t"
+            f"billed {fmt(summary.attribution.billed_total)}"
+        )
+    for path in summary.exports:
+        click.echo(f"exported\t{path}")
+    if alerts_out:
+        Path(alerts_out).write_text(json.dumps(summary.alerts, indent=2) + "\n", encoding="utf-8")
+    if summary.alerts:
+        ctx.exit(int(ExitCode.BUDGET))

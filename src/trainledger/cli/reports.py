@@ -1,0 +1,258 @@
+"""Read-side commands: report, reconcile, export, labels, budgets."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import click
+import polars as pl
+
+from trainledger import budgets as budgets_module
+from trainledger import coverage, realize
+from trainledger import export as export_module
+from trainledger import reconcile as reconcile_module
+from trainledger.cli.batch import PERIOD
+from trainledger.cli.context import Context
+from trainledger.errors import ExitCode, TrainledgerError
+from trainledger.money import fmt
+from trainledger.tables import table
+from trainledger.warehouse import open_warehouse
+
+
+def _emit(text: str, out: str | None) -> None:
+    if out:
+        export_module.write_atomic(Path(out), text)
+        click.echo(f"wrote {out}", err=True)
+    else:
+        click.echo(text, nl=not text.endswith("\n"))
+
+
+@click.command()
+@click.option(
+    "--by",
+    default="project,phase,method,category",
+    show_default=True,
+    help="Comma-separated dimensions: project, phase, method, experiment, category, rule, provider, "
+    "service, account, period.",
+)
+@click.option("--granularity", type=click.Choice(["hour", "day", "month"]), default=None)
+@click.option(
+    "--since", type=click.DateTime(["%Y-%m-%d"]), default=None, help="From this UTC date (inclusive)."
+)
+@click.option(
+    "--until", type=click.DateTime(["%Y-%m-%d"]), default=None, help="To this UTC date (exclusive)."
+)
+@click.option(
+    "--format", "fmt_", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True
+)
+@click.option(
+    "--with-metrics", is_flag=True, help="Add metric gains and cost per point (by method/experiment)."
+)
+@click.option("--shape", is_flag=True, help="Peak vs average spend per bucket.")
+@click.pass_obj
+def report(
+    obj: Context,
+    by: str,
+    granularity: str | None,
+    since: object,
+    until: object,
+    fmt_: str,
+    with_metrics: bool,
+    shape: bool,
+) -> None:
+    """Realized cost (EffectiveCost) by any dimensions."""
+    columns = realize.parse_dimensions(by)
+    if with_metrics or shape:
+        raise TrainledgerError("--with-metrics and --shape are not available in this version")
+    since_d = since.date() if since else None  # type: ignore[attr-defined]
+    until_d = until.date() if until else None  # type: ignore[attr-defined]
+    with open_warehouse(obj.config, write=False) as con:
+        frame = realize.cost_frame(con, columns, granularity, since_d, until_d)
+    _print_frame(frame, fmt_)
+
+
+def _print_frame(frame: pl.DataFrame, fmt_: str) -> None:
+    headers = frame.columns
+    records = frame.rows()
+    if fmt_ == "json":
+        data = [
+            {
+                h: (fmt(v) if isinstance(v, Decimal) else (v.isoformat() if hasattr(v, "isoformat") else v))
+                for h, v in zip(headers, r, strict=True)
+            }
+            for r in records
+        ]
+        click.echo(json.dumps(data, indent=2))
+    elif fmt_ == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(headers)
+        for r in records:
+            writer.writerow(
+                [
+                    fmt(v) if isinstance(v, Decimal) else export_module.safe_text("" if v is None else str(v))
+                    for v in r
+                ]
+            )
+        click.echo(out.getvalue(), nl=False)
+    else:
+        money = [h for h in headers if h.endswith("_cost")]
+        click.echo(table(headers, records, money))
+        totals = {
+            c: sum((Decimal(v) for v in frame[c].to_list() if v is not None), Decimal(0)) for c in money
+        }
+        currencies = sorted(set(frame["currency"].to_list())) if frame.height else []
+        if len(currencies) == 1:
+            click.echo(
+                "total " + "  ".join(f"{c}={fmt(v, 2)}" for c, v in totals.items()) + f" {currencies[0]}"
+            )
+
+
+@click.command()
+@click.argument("experiment_id")
+@click.option(
+    "--format",
+    "fmt_",
+    type=click.Choice(["table", "json", "markdown", "html"]),
+    default="table",
+    show_default=True,
+)
+@click.option(
+    "--out", type=click.Path(dir_okay=False), default=None, help="Write to this file instead of stdout."
+)
+@click.pass_obj
+def reconcile(obj: Context, experiment_id: str, fmt_: str, out: str | None) -> None:
+    """Estimated vs realized cost of one experiment, by phase and category."""
+    from trainledger import postmortem
+
+    with open_warehouse(obj.config, write=False) as con:
+        result = reconcile_module.reconcile(con, experiment_id)
+    if fmt_ == "json":
+        text = json.dumps(result.to_json(), indent=2) + "\n"
+    elif fmt_ == "markdown":
+        text = postmortem.markdown(result)
+    elif fmt_ == "html":
+        text = postmortem.html(result)
+    else:
+        text = postmortem.text(result)
+    _emit(text, out)
+
+
+@click.command()
+@PERIOD
+@click.option("--by", default=None, help="Keep only these dimensions (others summed, their columns empty).")
+@click.option("--format", "fmt_", type=click.Choice(["csv", "focus"]), default="csv", show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False), required=True, help="File to write.")
+@click.pass_obj
+def export(obj: Context, period: str | None, by: str | None, fmt_: str, out: str) -> None:
+    """Finance export of one billing period's allocations."""
+    if period is None:
+        raise click.UsageError("Missing option '--period'.")
+    if fmt_ == "focus":
+        raise TrainledgerError("--format focus is not available in this version")
+    with open_warehouse(obj.config, write=False) as con:
+        text = export_module.export_csv(con, period, by)
+    export_module.write_atomic(Path(out), text)
+    click.echo(f"wrote {out}", err=True)
+
+
+@click.command()
+@PERIOD
+@click.option("--format", "fmt_", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.pass_obj
+def labels(obj: Context, period: str | None, fmt_: str) -> None:
+    """Tag coverage and bad labels, by the cost they carry."""
+    with open_warehouse(obj.config, write=False) as con:
+        result = coverage.coverage(con, period)
+    if fmt_ == "json":
+
+        def clean(rows: list[dict[str, object]]) -> list[dict[str, object]]:
+            return [{k: fmt(v) if isinstance(v, Decimal) else v for k, v in r.items()} for r in rows]
+
+        click.echo(
+            json.dumps(
+                {
+                    "periods": result.periods,
+                    "coverage": clean(result.by_rule),
+                    "problems": clean(result.problems),
+                    "unknown_services": clean(result.unknown_services),
+                },
+                indent=2,
+            )
+        )
+        return
+    click.echo(f"Tag coverage for {', '.join(result.periods) or 'no periods'} (EffectiveCost)")
+    total = sum((r["effective_cost"] for r in result.by_rule), Decimal(0))
+    rows = [
+        (
+            r["rule"],
+            r["currency"],
+            r["charges"],
+            r["effective_cost"],
+            f"{(r['effective_cost'] / total * 100):.1f}%" if total else "-",
+        )
+        for r in result.by_rule
+    ]
+    click.echo(table(["rule", "currency", "charges", "effective_cost", "share"], rows, ["effective_cost"]))
+    click.echo("")
+    if result.problems:
+        click.echo("Bad or conflicting labels")
+        rows = [
+            (r["status"], r["problem"], r["example_resource"], r["charges"], r["effective_cost"])
+            for r in result.problems
+        ]
+        click.echo(
+            table(
+                ["status", "problem", "example resource", "charges", "effective_cost"],
+                rows,
+                ["effective_cost"],
+            )
+        )
+    else:
+        click.echo("No bad or conflicting labels.")
+    if result.unknown_services:
+        click.echo("")
+        click.echo("Services with no cost category (counted as `other`)")
+        rows = [
+            (r["provider"], r["service_name"], r["usage_type"], r["effective_cost"])
+            for r in result.unknown_services
+        ]
+        click.echo(table(["provider", "service", "usage type", "effective_cost"], rows, ["effective_cost"]))
+
+
+@click.command()
+@click.option("--format", "fmt_", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.pass_obj
+@click.pass_context
+def budgets(ctx: click.Context, obj: Context, fmt_: str) -> None:
+    """Spend against [[budgets]]; exit 2 when a threshold is crossed."""
+    with open_warehouse(obj.config, write=False) as con:
+        statuses = budgets_module.status(con, obj.config)
+    if fmt_ == "json":
+        click.echo(json.dumps([s.to_json() for s in statuses], indent=2))
+    else:
+        rows = [
+            (
+                s.budget,
+                s.period,
+                s.currency,
+                s.amount,
+                s.spent,
+                f"{s.used:.1%}",
+                ", ".join(f"{t:.0%}" for t in s.crossed) or "-",
+            )
+            for s in statuses
+        ]
+        click.echo(
+            table(
+                ["budget", "period", "currency", "amount", "spent", "used", "crossed"],
+                rows,
+                ["amount", "spent"],
+            )
+        )
+    if any(s.crossed for s in statuses):
+        ctx.exit(int(ExitCode.BUDGET))

@@ -1,0 +1,49 @@
+"""Connectors pull bills and inventories into the warehouse; one module per source kind.
+
+Cloud SDKs are imported lazily inside the connector modules, so the core never pays for them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Protocol
+
+from trainledger.config import Config, SourceConfig
+from trainledger.errors import ConfigError
+from trainledger.reporter import Reporter
+from trainledger.warehouse import Connection
+
+
+@dataclass
+class IngestResult:
+    """What one source contributed for one billing period (or one inventory pull)."""
+
+    source: str
+    period: str | None
+    rows: int
+    billed_total: Decimal | None = None
+    skipped: bool = False
+    version: str | None = None
+    files: list[str] = field(default_factory=list)
+
+
+class Connector(Protocol):
+    def __call__(
+        self, con: Connection, source: SourceConfig, config: Config, period: str | None, reporter: Reporter
+    ) -> list[IngestResult]: ...
+
+
+_MODULES = {
+    "aws-cur2": "trainledger.connectors.aws_cur2",
+    "focus": "trainledger.connectors.focus",
+}
+
+
+def connector_for(source: SourceConfig) -> Connector:
+    module_name = _MODULES.get(source.kind)
+    if module_name is None:
+        raise ConfigError(f"source {source.name!r}: kind {source.kind!r} is not available in this version")
+    module = importlib.import_module(module_name)
+    return module.ingest  # type: ignore[no-any-return]

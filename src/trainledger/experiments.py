@@ -1,0 +1,264 @@
+"""The experiment log (SPEC §5): JSON Lines records merged field by field into experiments.
+
+A job writes a start record and later an end record with the same ``experiment_id``; later records
+update earlier ones, so reading in file-name order then line order gives the latest state.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from trainledger.config import Config
+from trainledger.errors import InputError, SourceError
+from trainledger.labels import LabelScheme, canonical_value
+from trainledger.reporter import Reporter
+from trainledger.warehouse import Connection
+
+OPEN_END = datetime(2100, 1, 1)
+KNOWN_FIELDS = {
+    "experiment_id",
+    "project",
+    "method",
+    "status",
+    "started_at",
+    "ended_at",
+    "phases",
+    "params",
+    "estimate",
+    "metrics",
+    "name",
+    "description",
+    "owner",
+    "tags",
+}
+STATUSES = {"running", "succeeded", "failed", "aborted", "cancelled"}
+
+
+@dataclass
+class Window:
+    phase: str | None
+    provider: str | None
+    resource_id: str
+    gpus: int
+    started_at: datetime
+    ended_at: datetime
+
+
+@dataclass
+class Experiment:
+    experiment_id: str
+    project: str | None
+    method: str | None
+    status: str | None
+    started_at: datetime | None
+    ended_at: datetime | None
+    params: dict[str, Any]
+    estimate: dict[str, Any]
+    metrics: dict[str, Any]
+    record: dict[str, Any]
+    windows: list[Window] = field(default_factory=list)
+
+
+def parse_time(value: Any, where: str, name: str) -> datetime | None:
+    """ISO 8601 with a zone, to naive UTC; a time without a zone is ambiguous and refused."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InputError(f"{where}: field {name}: expected an ISO 8601 timestamp, got {value!r}")
+    try:
+        parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise InputError(f"{where}: field {name}: expected an ISO 8601 timestamp, got {value!r}") from None
+    if parsed.tzinfo is None:
+        raise InputError(
+            f"{where}: field {name}: timestamp {value!r} has no time zone; write it in UTC with a trailing Z"
+        )
+    return parsed.astimezone(UTC).replace(tzinfo=None)
+
+
+def _record_files(root: Path) -> list[Path]:
+    if root.is_file():
+        return [root]
+    if root.is_dir():
+        return sorted(
+            p for p in root.rglob("*") if p.is_file() and p.suffix in (".jsonl", ".json", ".ndjson")
+        )
+    raise SourceError(f"experiment log {root} does not exist")
+
+
+def read_records(root: Path) -> list[tuple[str, dict[str, Any]]]:
+    """Every record with its location ("file:line"), in file-name then line order."""
+    records = []
+    for path in _record_files(root):
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except UnicodeDecodeError:
+            raise InputError(f"{path}: not UTF-8 text; expected JSON Lines") from None
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            where = f"{path}:{number}"
+            try:
+                record = json.loads(line, parse_float=Decimal)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+            if not isinstance(record, dict):
+                raise InputError(f"{where}: expected a JSON object per line")
+            records.append((where, record))
+    return records
+
+
+def merge(
+    records: list[tuple[str, dict[str, Any]]], reporter: Reporter
+) -> dict[str, tuple[str, dict[str, Any]]]:
+    merged: dict[str, tuple[str, dict[str, Any]]] = {}
+    for where, record in records:
+        raw_id = record.get("experiment_id")
+        if not isinstance(raw_id, str) or not raw_id.strip():
+            raise InputError(f"{where}: field experiment_id: expected a non-empty string, got {raw_id!r}")
+        unknown = sorted(set(record) - KNOWN_FIELDS)
+        if unknown:
+            reporter.warn(f"{where}: ignoring unknown field(s) {', '.join(unknown)}")
+        key = canonical_value(raw_id)
+        previous = merged.get(key, (where, {}))[1]
+        merged[key] = (where, {**previous, **record})
+    return merged
+
+
+def build(where: str, record: dict[str, Any], scheme: LabelScheme) -> Experiment:
+    started = parse_time(record.get("started_at"), where, "started_at")
+    ended = parse_time(record.get("ended_at"), where, "ended_at")
+    if started and ended and ended < started:
+        raise InputError(
+            f"{where}: ended_at {record['ended_at']} is before started_at {record['started_at']}"
+        )
+    status = canonical_value(record["status"]) if record.get("status") else None
+    if status and status not in STATUSES:
+        raise InputError(
+            f"{where}: field status: expected one of {', '.join(sorted(STATUSES))}, got {status!r}"
+        )
+    method_raw = record.get("method")
+    method = scheme.method(method_raw) if method_raw else None
+    if method_raw and method is None:
+        raise InputError(
+            f"{where}: field method: {method_raw!r} is not a known method ({', '.join(sorted(scheme.methods))})"
+        )
+    experiment = Experiment(
+        experiment_id=canonical_value(record["experiment_id"]),
+        project=canonical_value(record["project"]) if record.get("project") else None,
+        method=method,
+        status=status,
+        started_at=started,
+        ended_at=ended,
+        params=dict(record.get("params") or {}),
+        estimate=dict(record.get("estimate") or {}),
+        metrics=dict(record.get("metrics") or {}),
+        record=record,
+    )
+    phases = record.get("phases") or []
+    if not isinstance(phases, list):
+        raise InputError(f"{where}: field phases: expected a list")
+    for index, phase in enumerate(phases):
+        pwhere = f"{where}: phases[{index}]"
+        if not isinstance(phase, dict):
+            raise InputError(f"{pwhere}: expected an object")
+        phase_raw = phase.get("phase")
+        phase_name = scheme.phase(phase_raw) if phase_raw else None
+        if phase_raw and phase_name is None:
+            raise InputError(
+                f"{pwhere}: phase {phase_raw!r} is not a known phase ({', '.join(sorted(scheme.phases))})"
+            )
+        p_start = parse_time(phase.get("started_at"), pwhere, "started_at") or started
+        p_end = parse_time(phase.get("ended_at"), pwhere, "ended_at") or ended or OPEN_END
+        if p_start is None:
+            raise InputError(f"{pwhere}: no started_at on the phase or the experiment")
+        if p_end < p_start:
+            raise InputError(f"{pwhere}: ended_at is before started_at")
+        for rindex, resource in enumerate(phase.get("resources") or []):
+            rwhere = f"{pwhere}.resources[{rindex}]"
+            if not isinstance(resource, dict) or not str(resource.get("resource_id") or "").strip():
+                raise InputError(f"{rwhere}: expected an object with a resource_id")
+            gpus = resource.get("gpus", 0)
+            if not isinstance(gpus, int) or gpus < 0:
+                raise InputError(f"{rwhere}: field gpus: expected a whole number >= 0, got {gpus!r}")
+            experiment.windows.append(
+                Window(
+                    phase_name,
+                    resource.get("provider"),
+                    str(resource["resource_id"]).strip(),
+                    gpus,
+                    p_start,
+                    p_end,
+                )
+            )
+    return experiment
+
+
+def estimate_rows(experiment: Experiment, where: str) -> list[tuple[str, str | None, str, Decimal]]:
+    """(phase, category, currency, amount) from the log's ``estimate``: ``{"train": 1800}`` or
+    ``{"train": {"compute": 1500, "storage": 300}}``."""
+    estimate = experiment.estimate
+    currency = str(estimate.get("currency", "USD")).upper()
+    rows = []
+    for phase, value in estimate.items():
+        if phase == "currency":
+            continue
+        items = value.items() if isinstance(value, dict) else [(None, value)]
+        for category, amount in items:
+            try:
+                rows.append((phase, category, currency, Decimal(str(amount))))
+            except ArithmeticError:
+                raise InputError(f"{where}: estimate.{phase}: expected a number, got {amount!r}") from None
+    return rows
+
+
+def load(con: Connection, config: Config, reporter: Reporter) -> int:
+    """Replace the experiments tables with the log's current state; returns the experiment count."""
+    uri = config.experiments.uri
+    if not uri:
+        return 0
+    if "://" in uri:
+        raise SourceError(f"experiment log {uri}: only local files and folders are supported in this version")
+    scheme = LabelScheme(config.labels)
+    merged = merge(read_records(Path(config.resolve(uri))), reporter)
+    experiments = [(where, build(where, record, scheme)) for where, record in merged.values()]
+    con.execute("DELETE FROM experiments")
+    con.execute("DELETE FROM experiment_resources")
+    con.execute("DELETE FROM estimates WHERE basis = 'log'")
+    for where, e in experiments:
+        con.execute(
+            "INSERT INTO experiments VALUES ($id, $project, $method, $status, $start, $end, $params, $estimate, "
+            "$metrics, $record)",
+            {
+                "id": e.experiment_id,
+                "project": e.project,
+                "method": e.method,
+                "status": e.status,
+                "start": e.started_at,
+                "end": e.ended_at,
+                "params": json.dumps(e.params, default=str),
+                "estimate": json.dumps(e.estimate, default=str),
+                "metrics": json.dumps(e.metrics, default=str),
+                "record": json.dumps(e.record, default=str, sort_keys=True),
+            },
+        )
+        if e.windows:
+            con.executemany(
+                "INSERT INTO experiment_resources VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (e.experiment_id, w.phase, w.provider, w.resource_id, w.gpus, w.started_at, w.ended_at)
+                    for w in e.windows
+                ],
+            )
+        for phase, category, currency, amount in estimate_rows(e, where):
+            con.execute(
+                "INSERT INTO estimates VALUES (?, ?, ?, ?, ?, 'log')",
+                (e.experiment_id, phase, category, currency, amount),
+            )
+    reporter.step(f"experiment log: {len(experiments)} experiment(s)")
+    return len(experiments)

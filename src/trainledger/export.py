@@ -1,0 +1,131 @@
+"""Finance exports: CSV (SPEC §7 columns) that add up to the invoice, byte-identical run to run."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import tempfile
+from pathlib import Path
+
+from trainledger import queries
+from trainledger.config import Config
+from trainledger.errors import TrainledgerError
+from trainledger.money import fmt
+from trainledger.reporter import Reporter
+from trainledger.warehouse import Connection
+
+CSV_COLUMNS = (
+    "billing_period",
+    "provider",
+    "billing_account_id",
+    "sub_account_id",
+    "project",
+    "phase",
+    "method",
+    "experiment_id",
+    "cost_category",
+    "service_name",
+    "rule",
+    "currency",
+    "billed_cost",
+    "effective_cost",
+    "list_cost",
+)
+MONEY_COLUMNS = {"billed_cost", "effective_cost", "list_cost"}
+# Dimensions `--by` may keep; billing_period and currency are always kept (periods and currencies never mix).
+BY_NAMES = {
+    "provider": "provider",
+    "account": "billing_account_id",
+    "billing_account_id": "billing_account_id",
+    "sub_account": "sub_account_id",
+    "sub_account_id": "sub_account_id",
+    "project": "project",
+    "phase": "phase",
+    "method": "method",
+    "experiment": "experiment_id",
+    "experiment_id": "experiment_id",
+    "category": "cost_category",
+    "cost_category": "cost_category",
+    "service": "service_name",
+    "service_name": "service_name",
+    "rule": "rule",
+}
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def safe_text(value: str) -> str:
+    """Neutralise spreadsheet formulas: text starting with = + - @ tab or CR gets a leading quote."""
+    return "'" + value if value.startswith(FORMULA_START) else value
+
+
+def parse_by(text: str | None) -> list[str]:
+    if not text:
+        return [c for c in CSV_COLUMNS if c not in MONEY_COLUMNS]
+    kept = {"billing_period", "currency"}
+    for name in (n.strip().lower() for n in text.split(",") if n.strip()):
+        if name not in BY_NAMES:
+            raise TrainledgerError(
+                f"unknown dimension {name!r} for --by (known: {', '.join(sorted(BY_NAMES))})"
+            )
+        kept.add(BY_NAMES[name])
+    return [c for c in CSV_COLUMNS if c in kept]
+
+
+def export_rows(con: Connection, period: str, by: list[str]) -> list[tuple[object, ...]]:
+    kept = set(by)
+    select = ", ".join(
+        f'"{c}"' if c in kept else f'NULL AS "{c}"' for c in CSV_COLUMNS if c not in MONEY_COLUMNS
+    )
+    sql = queries.load("export_allocations").replace("/*dimensions*/", select)
+    return con.execute(sql, {"period": period}).fetchall()
+
+
+def render_csv(rows: list[tuple[object, ...]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for row in rows:
+        cells = []
+        for column, value in zip(CSV_COLUMNS, row, strict=True):
+            if column in MONEY_COLUMNS:
+                cells.append(fmt(value))  # type: ignore[arg-type]
+            else:
+                cells.append("" if value is None else safe_text(str(value)))
+        writer.writerow(cells)
+    return out.getvalue()
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write via a temporary file and rename, so a reader never sees half an export."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def export_csv(con: Connection, period: str, by: str | None = None) -> str:
+    known = con.execute(
+        "SELECT count(*) FROM allocations WHERE billing_period = $p", {"p": period}
+    ).fetchone()
+    if not known or not known[0]:
+        raise TrainledgerError(f"no allocations for billing period {period}; run `trainledger nightly` first")
+    return render_csv(export_rows(con, period, parse_by(by)))
+
+
+def write_period_exports(con: Connection, config: Config, reporter: Reporter) -> list[Path]:
+    """One CSV per billing period into ``[exports] dir`` (nightly)."""
+    assert config.exports.dir
+    folder = Path(config.resolve(config.exports.dir))
+    written = []
+    for (period,) in con.execute("SELECT DISTINCT billing_period FROM allocations ORDER BY 1").fetchall():
+        path = folder / f"trainledger-{period}.csv"
+        write_atomic(path, export_csv(con, period))
+        written.append(path)
+        reporter.step(f"wrote {path}")
+    return written

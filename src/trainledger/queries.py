@@ -1,0 +1,30 @@
+"""SQL lives in ``queries/*.sql``, one statement file per step, loaded by name."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+_HERE = Path(__file__).resolve().parent
+# Installed wheel: queries/ sits inside the package. Source checkout: at the repository root.
+_CANDIDATES = (_HERE / "queries", _HERE.parents[1] / "queries")
+
+
+def directory() -> Path:
+    for candidate in _CANDIDATES:
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(f"queries/ folder not found next to {_HERE}")
+
+
+def names() -> list[str]:
+    return sorted(p.stem for p in directory().glob("*.sql"))
+
+
+@cache
+def load(name: str) -> str:
+    """The text of ``queries/<name>.sql``."""
+    path = directory() / f"{name}.sql"
+    if not path.is_file():
+        raise KeyError(f"no query named {name!r} in {directory()}")
+    return path.read_text(encoding="utf-8")
