@@ -1,0 +1,90 @@
+"""Shared fixtures: the generated CUR 2.0 month, a configured project folder, and a CLI runner."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+REFERENCE = SHARED / "reference-data"
+sys.path.insert(0, str(ROOT / "fixtures"))
+
+import generate  # noqa: E402  (fixtures/generate.py, put on the path above)
+from trainledger.cli import cli  # noqa: E402
+
+
+def needs_reference(path: Path) -> None:
+    """Skip (with a reason) in a user's clone, which has no ../shared."""
+    if not path.exists():
+        pytest.skip(f"reference data not present: {path} (only in CI and developer sessions)")
+
+
+@dataclass
+class Project:
+    """A folder with a trainledger.toml, as a user would have it."""
+
+    root: Path
+
+    @property
+    def config(self) -> Path:
+        return self.root / "trainledger.toml"
+
+    @property
+    def warehouse(self) -> Path:
+        return self.root / ".trainledger" / "ledger.duckdb"
+
+    def write_config(self, text: str) -> Path:
+        self.config.write_text(text, encoding="utf-8")
+        return self.config
+
+
+DEMO_CONFIG = (ROOT / "fixtures" / "demo.toml").read_text(encoding="utf-8")
+
+
+def demo_config(demo_files: Path) -> str:
+    """The demo config with its relative inputs pointed at ``demo_files``."""
+    config = DEMO_CONFIG.replace('uri = "aws/cur/ml-cur2"', f'uri = "{demo_files / "aws/cur/ml-cur2"}"')
+    return config.replace('uri = "experiments.jsonl"', f'uri = "{demo_files / "experiments.jsonl"}"')
+
+
+@pytest.fixture(scope="session")
+def demo_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo month and experiment log, generated once per session (read-only for tests)."""
+    root = tmp_path_factory.mktemp("demo-files")
+    generate.main(["--out", str(root)])
+    return root
+
+
+@pytest.fixture
+def project(tmp_path: Path, demo_files: Path) -> Project:
+    """A fresh project folder wired to the demo files, with the demo config."""
+    proj = Project(tmp_path)
+    proj.write_config(demo_config(demo_files))
+    return proj
+
+
+@pytest.fixture
+def run(project: Project, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Result]:
+    """Run the CLI in the project folder; stdout and stderr are kept apart."""
+    monkeypatch.chdir(project.root)
+
+    def invoke(*args: str) -> Result:
+        return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+    return invoke
+
+
+@pytest.fixture(scope="session")
+def nightly_warehouse(tmp_path_factory: pytest.TempPathFactory, demo_files: Path) -> Project:
+    """One project on which `nightly` has run; tests read it, never write it."""
+    proj = Project(tmp_path_factory.mktemp("nightly"))
+    proj.write_config(demo_config(demo_files))
+    result = CliRunner().invoke(cli, ["--config", str(proj.config), "nightly"], catch_exceptions=False)
+    assert result.exit_code in (0, 2), result.stderr
+    return proj
