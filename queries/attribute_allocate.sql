@@ -1,5 +1,5 @@
 -- Split every charge into its shares so that they sum to the charge exactly, for billed, effective and
--- list cost alike: integer units of 1e-10, floor of each weighted part, and the leftover units given one
+-- list cost alike: integer units of 1e-12, floor of each weighted part, and the leftover units given one
 -- each to the largest remainders (ties by share number). Grain: charge x share. No parameters.
 INSERT INTO allocations
 WITH numbered AS (
@@ -17,9 +17,9 @@ units AS (
         c.source, c.provider, c.billing_period, c.billing_account_id, c.sub_account_id,
         c.charge_period_start, c.charge_period_end, c.service_name, c.charge_category, c.pricing_category,
         c.billing_currency,
-        CAST(c.billed_cost * 10000000000 AS HUGEINT) AS b_units,
-        CAST(c.effective_cost * 10000000000 AS HUGEINT) AS e_units,
-        CAST(c.list_cost * 10000000000 AS HUGEINT) AS l_units
+        CAST(c.billed_cost * 1000000000000 AS HUGEINT) AS b_units,
+        CAST(c.effective_cost * 1000000000000 AS HUGEINT) AS e_units,
+        CAST(c.list_cost * 1000000000000 AS HUGEINT) AS l_units
     FROM numbered n JOIN charges c USING (charge_id)
 ),
 floored AS (
@@ -46,9 +46,9 @@ SELECT
     charge_period_start, charge_period_end, project, phase, method, experiment_id, cost_category, service_name,
     charge_category, pricing_category, rule, reason, billing_currency,
     CAST(CAST(sign(b_units) * (b_base + CASE WHEN b_rank <= b_left THEN 1 ELSE 0 END) AS DECIMAL(38, 0))
-         * CAST('0.0000000001' AS DECIMAL(38, 10)) AS DECIMAL(38, 10)),
+         * CAST('0.000000000001' AS DECIMAL(38, 12)) AS DECIMAL(38, 12)),
     CAST(CAST(sign(e_units) * (e_base + CASE WHEN e_rank <= e_left THEN 1 ELSE 0 END) AS DECIMAL(38, 0))
-         * CAST('0.0000000001' AS DECIMAL(38, 10)) AS DECIMAL(38, 10)),
+         * CAST('0.000000000001' AS DECIMAL(38, 12)) AS DECIMAL(38, 12)),
     CAST(CAST(sign(l_units) * (l_base + CASE WHEN l_rank <= l_left THEN 1 ELSE 0 END) AS DECIMAL(38, 0))
-         * CAST('0.0000000001' AS DECIMAL(38, 10)) AS DECIMAL(38, 10))
+         * CAST('0.000000000001' AS DECIMAL(38, 12)) AS DECIMAL(38, 12))
 FROM ranked

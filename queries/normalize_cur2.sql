@@ -1,20 +1,20 @@
 -- Normalise AWS CUR 2.0 line items (view cur2_raw_full) into FOCUS-shaped charges.
 -- Grain: one row per line item. Parameters: $source (source name).
--- Costs arrive as doubles and become DECIMAL(38, 10) once, here. EffectiveCost is AWS's amortised cost
--- by line item type: covered usage at its Savings Plan / reservation effective cost, the Savings Plan
+-- Costs arrive as doubles and become DECIMAL(38, 12) once, here (double_to_money, schema.sql).
+-- EffectiveCost is AWS's amortised cost by line item type: covered usage at its Savings Plan / reservation effective cost, the Savings Plan
 -- recurring fee at its unused commitment, negation and upfront fees at zero, the rest as billed.
 WITH typed AS (
     SELECT
         *,
-        CAST(CAST(line_item_unblended_cost AS DOUBLE) AS DECIMAL(38, 10)) AS unblended,
-        CAST(coalesce(CAST(pricing_public_on_demand_cost AS DOUBLE), 0) AS DECIMAL(38, 10)) AS on_demand,
-        CAST(coalesce(CAST(savings_plan_savings_plan_effective_cost AS DOUBLE), 0) AS DECIMAL(38, 10))
+        double_to_money(line_item_unblended_cost) AS unblended,
+        coalesce(double_to_money(pricing_public_on_demand_cost), 0) AS on_demand,
+        coalesce(double_to_money(savings_plan_savings_plan_effective_cost), 0)
             AS sp_effective,
-        CAST(coalesce(CAST(savings_plan_total_commitment_to_date AS DOUBLE), 0) AS DECIMAL(38, 10)) AS sp_commitment,
-        CAST(coalesce(CAST(savings_plan_used_commitment AS DOUBLE), 0) AS DECIMAL(38, 10)) AS sp_used,
-        CAST(coalesce(CAST(reservation_effective_cost AS DOUBLE), 0) AS DECIMAL(38, 10)) AS ri_effective,
-        CAST(coalesce(CAST(reservation_unused_amortized_upfront_fee_for_billing_period AS DOUBLE), 0)
-             + coalesce(CAST(reservation_unused_recurring_fee AS DOUBLE), 0) AS DECIMAL(38, 10)) AS ri_unused,
+        coalesce(double_to_money(savings_plan_total_commitment_to_date), 0) AS sp_commitment,
+        coalesce(double_to_money(savings_plan_used_commitment), 0) AS sp_used,
+        coalesce(double_to_money(reservation_effective_cost), 0) AS ri_effective,
+        coalesce(double_to_money(reservation_unused_amortized_upfront_fee_for_billing_period), 0)
+            + coalesce(double_to_money(reservation_unused_recurring_fee), 0) AS ri_unused,
         timezone('UTC', CAST(bill_billing_period_start_date AS TIMESTAMPTZ)) AS bp_start,
         timezone('UTC', CAST(bill_billing_period_end_date AS TIMESTAMPTZ)) AS bp_end,
         nullif(trim(CAST(line_item_resource_id AS VARCHAR)), '') AS resource
@@ -57,23 +57,23 @@ SELECT
     coalesce(nullif(product_region_code, ''), product['region']) AS region_id,
     product_sku AS sku_id,
     line_item_usage_type AS usage_type,
-    CAST(CAST(line_item_usage_amount AS DOUBLE) AS DECIMAL(38, 10)) AS consumed_quantity,
+    double_to_money(line_item_usage_amount) AS consumed_quantity,
     pricing_unit AS consumed_unit,
     line_item_currency_code AS billing_currency,
     unblended AS billed_cost,
     CASE line_item_line_item_type
         WHEN 'SavingsPlanCoveredUsage' THEN sp_effective
         WHEN 'SavingsPlanRecurringFee' THEN sp_commitment - sp_used
-        WHEN 'SavingsPlanNegation' THEN CAST(0 AS DECIMAL(38, 10))
-        WHEN 'SavingsPlanUpfrontFee' THEN CAST(0 AS DECIMAL(38, 10))
+        WHEN 'SavingsPlanNegation' THEN CAST(0 AS DECIMAL(38, 12))
+        WHEN 'SavingsPlanUpfrontFee' THEN CAST(0 AS DECIMAL(38, 12))
         WHEN 'DiscountedUsage' THEN ri_effective
         WHEN 'RIFee' THEN ri_unused
         WHEN 'Fee' THEN CASE WHEN coalesce(reservation_reservation_a_r_n, '') <> ''
-                             THEN CAST(0 AS DECIMAL(38, 10)) ELSE unblended END
+                             THEN CAST(0 AS DECIMAL(38, 12)) ELSE unblended END
         ELSE unblended
     END AS effective_cost,
     CASE WHEN line_item_line_item_type IN ('Usage', 'DiscountedUsage', 'SavingsPlanCoveredUsage')
-         THEN on_demand ELSE CAST(0 AS DECIMAL(38, 10)) END AS list_cost,
+         THEN on_demand ELSE CAST(0 AS DECIMAL(38, 12)) END AS list_cost,
     coalesce(nullif(savings_plan_savings_plan_a_r_n, ''), nullif(reservation_reservation_a_r_n, ''))
         AS commitment_id,
     CASE

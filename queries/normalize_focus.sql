@@ -1,11 +1,11 @@
 -- Normalise FOCUS 1.x rows (view focus_raw_full, text or typed) into charges.
 -- Grain: one row per FOCUS row. Parameters: $source (source name).
--- Costs are cast from their text to DECIMAL(38, 10): no float on the way. EffectiveCost and ListCost
+-- Costs are cast from their text to DECIMAL(38, 12): no float on the way. EffectiveCost and ListCost
 -- default to BilledCost where a file leaves them empty.
 WITH typed AS (
     SELECT
         *,
-        CAST(CAST(BilledCost AS VARCHAR) AS DECIMAL(38, 10)) AS billed,
+        CAST(CAST(BilledCost AS VARCHAR) AS DECIMAL(38, 12)) AS billed,
         timezone('UTC', CAST(CAST(BillingPeriodStart AS VARCHAR) AS TIMESTAMPTZ)) AS bp_start,
         timezone('UTC', CAST(CAST(BillingPeriodEnd AS VARCHAR) AS TIMESTAMPTZ)) AS bp_end
     FROM focus_raw_full
@@ -35,12 +35,12 @@ SELECT
     RegionId AS region_id,
     CAST(SkuId AS VARCHAR) AS sku_id,
     x_UsageType AS usage_type,
-    TRY_CAST(CAST(ConsumedQuantity AS VARCHAR) AS DECIMAL(38, 10)) AS consumed_quantity,
+    TRY_CAST(CAST(ConsumedQuantity AS VARCHAR) AS DECIMAL(38, 12)) AS consumed_quantity,
     ConsumedUnit AS consumed_unit,
     BillingCurrency AS billing_currency,
     billed AS billed_cost,
-    coalesce(CAST(CAST(EffectiveCost AS VARCHAR) AS DECIMAL(38, 10)), billed) AS effective_cost,
-    coalesce(CAST(CAST(ListCost AS VARCHAR) AS DECIMAL(38, 10)), billed) AS list_cost,
+    coalesce(CAST(CAST(EffectiveCost AS VARCHAR) AS DECIMAL(38, 12)), billed) AS effective_cost,
+    coalesce(CAST(CAST(ListCost AS VARCHAR) AS DECIMAL(38, 12)), billed) AS list_cost,
     CAST(CommitmentDiscountId AS VARCHAR) AS commitment_id,
     PricingCategory AS pricing_category,
     coalesce(CAST(Tags AS VARCHAR), '{}') AS tags,

@@ -1,5 +1,5 @@
 -- Warehouse schema: every table trainledger keeps, created if absent.
--- Grain is stated per table. Money is DECIMAL(38, 10) everywhere; currency travels on every money row.
+-- Grain is stated per table. Money is DECIMAL(38, 12) everywhere; currency travels on every money row.
 
 -- One row per billed line item, FOCUS-shaped, from any connector.
 CREATE TABLE IF NOT EXISTS charges (
@@ -23,12 +23,12 @@ CREATE TABLE IF NOT EXISTS charges (
     region_id VARCHAR,
     sku_id VARCHAR,
     usage_type VARCHAR,
-    consumed_quantity DECIMAL(38, 10),
+    consumed_quantity DECIMAL(38, 12),
     consumed_unit VARCHAR,
     billing_currency VARCHAR NOT NULL,
-    billed_cost DECIMAL(38, 10) NOT NULL,
-    effective_cost DECIMAL(38, 10) NOT NULL,
-    list_cost DECIMAL(38, 10) NOT NULL,
+    billed_cost DECIMAL(38, 12) NOT NULL,
+    effective_cost DECIMAL(38, 12) NOT NULL,
+    list_cost DECIMAL(38, 12) NOT NULL,
     commitment_id VARCHAR,                      -- savings plan / reservation / CUD that priced the row
     pricing_category VARCHAR,                   -- On-Demand, Committed, Spot, Other
     tags VARCHAR NOT NULL,                      -- JSON object, keys as the provider wrote them
@@ -82,7 +82,7 @@ CREATE TABLE IF NOT EXISTS estimates (
     phase VARCHAR NOT NULL,
     category VARCHAR,
     currency VARCHAR NOT NULL,
-    amount DECIMAL(38, 10) NOT NULL,
+    amount DECIMAL(38, 12) NOT NULL,
     basis VARCHAR NOT NULL                      -- 'log' (given) or 'estimator'
 );
 
@@ -129,9 +129,9 @@ CREATE TABLE IF NOT EXISTS allocations (
     rule VARCHAR NOT NULL,                      -- tag, inventory, time-window, idle, shared, manual, unattributed
     reason VARCHAR,
     currency VARCHAR NOT NULL,
-    billed_cost DECIMAL(38, 10) NOT NULL,
-    effective_cost DECIMAL(38, 10) NOT NULL,
-    list_cost DECIMAL(38, 10) NOT NULL,
+    billed_cost DECIMAL(38, 12) NOT NULL,
+    effective_cost DECIMAL(38, 12) NOT NULL,
+    list_cost DECIMAL(38, 12) NOT NULL,
     PRIMARY KEY (charge_id, share_no)
 );
 
@@ -142,7 +142,7 @@ CREATE TABLE IF NOT EXISTS ingest_state (
     version VARCHAR NOT NULL,                   -- manifest execution/assembly id or content fingerprint
     files VARCHAR NOT NULL,                     -- JSON list of files read
     row_count BIGINT NOT NULL,
-    billed_total DECIMAL(38, 10),
+    billed_total DECIMAL(38, 12),
     ingested_at TIMESTAMP NOT NULL,
     PRIMARY KEY (source, billing_period)
 );
@@ -165,3 +165,7 @@ CREATE TABLE IF NOT EXISTS alerts_sent (
     sent_at TIMESTAMP NOT NULL,
     PRIMARY KEY (budget, period, threshold)
 );
+
+-- A cost that arrives as a double (CUR 2.0 parquet, BigQuery FLOAT) becomes exact money through its
+-- shortest round-trip decimal text, the number the provider meant, not the binary fraction it stored.
+CREATE MACRO IF NOT EXISTS double_to_money(x) AS CAST(CAST(CAST(x AS DOUBLE) AS VARCHAR) AS DECIMAL(38, 12));

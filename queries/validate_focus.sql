@@ -9,15 +9,15 @@ FROM (
     SELECT file, row_no, 'BilledCost' AS column_name,
            'expected a decimal number, got ' || coalesce('''' || CAST(BilledCost AS VARCHAR) || '''', 'nothing')
                AS problem, 1 AS priority
-    FROM raw WHERE TRY_CAST(CAST(BilledCost AS VARCHAR) AS DECIMAL(38, 10)) IS NULL
+    FROM raw WHERE TRY_CAST(CAST(BilledCost AS VARCHAR) AS DECIMAL(38, 12)) IS NULL
     UNION ALL
     SELECT file, row_no, 'EffectiveCost',
            'expected a decimal number, got ''' || CAST(EffectiveCost AS VARCHAR) || '''', 2
     FROM raw
-    WHERE EffectiveCost IS NOT NULL AND TRY_CAST(CAST(EffectiveCost AS VARCHAR) AS DECIMAL(38, 10)) IS NULL
+    WHERE EffectiveCost IS NOT NULL AND TRY_CAST(CAST(EffectiveCost AS VARCHAR) AS DECIMAL(38, 12)) IS NULL
     UNION ALL
     SELECT file, row_no, 'ListCost', 'expected a decimal number, got ''' || CAST(ListCost AS VARCHAR) || '''', 3
-    FROM raw WHERE ListCost IS NOT NULL AND TRY_CAST(CAST(ListCost AS VARCHAR) AS DECIMAL(38, 10)) IS NULL
+    FROM raw WHERE ListCost IS NOT NULL AND TRY_CAST(CAST(ListCost AS VARCHAR) AS DECIMAL(38, 12)) IS NULL
     UNION ALL
     SELECT file, row_no, 'BillingCurrency',
            'expected a 3-letter currency code, got ' || coalesce('''' || BillingCurrency || '''', 'nothing'), 4

@@ -88,3 +88,15 @@ def nightly_warehouse(tmp_path_factory: pytest.TempPathFactory, demo_files: Path
     result = CliRunner().invoke(cli, ["--config", str(proj.config), "nightly"], catch_exceptions=False)
     assert result.exit_code in (0, 2), result.stderr
     return proj
+
+
+def warehouse_state(path: Path) -> dict[str, list[tuple[object, ...]]]:
+    """Every table's rows, sorted: what "the warehouse is unchanged" compares."""
+    import duckdb
+
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        tables = [r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() ORDER BY 1").fetchall()]
+        return {t: sorted(con.execute(f'SELECT * FROM "{t}"').fetchall(), key=repr) for t in tables}
+    finally:
+        con.close()

@@ -110,7 +110,7 @@ class LabelScheme:
         if composite_raw:
             c_project, c_phase, c_method, c_problems = self.parse_composite(composite_raw)
             problems.extend(c_problems)
-            merged = []
+            merged: list[str | None] = []
             for name, separate, composite in (
                 ("project", project, c_project),
                 ("phase", phase, c_phase),

@@ -1,11 +1,11 @@
-"""Exact money: DECIMAL(38, 10) in the warehouse, Decimal in Python, plain strings in outputs."""
+"""Exact money: DECIMAL(38, 12) in the warehouse, Decimal in Python, plain strings in outputs."""
 
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 
-SQL_TYPE = "DECIMAL(38, 10)"
-SCALE = 10
+SQL_TYPE = "DECIMAL(38, 12)"
+SCALE = 12
 ZERO = Decimal(0)
 
 

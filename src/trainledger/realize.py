@@ -82,7 +82,7 @@ def cost_frame(
         f"GROUP BY ALL ORDER BY ALL"
     )
     frame = con.sql(sql, params=params).pl() if params else con.sql(sql).pl()
-    return frame.with_columns(pl.col(m).cast(pl.Decimal(38, 10)) for m in MONEY)
+    return frame.with_columns(pl.col(m).cast(pl.Decimal(38, 12)) for m in MONEY)
 
 
 def total(frame: pl.DataFrame, column: str = "effective_cost") -> Decimal:

@@ -217,11 +217,11 @@ def labels(obj: Context, period: str | None, fmt_: str) -> None:
     if result.unknown_services:
         click.echo("")
         click.echo("Services with no cost category (counted as `other`)")
-        rows = [
+        services = [
             (r["provider"], r["service_name"], r["usage_type"], r["effective_cost"])
             for r in result.unknown_services
         ]
-        click.echo(table(["provider", "service", "usage type", "effective_cost"], rows, ["effective_cost"]))
+        click.echo(table(["provider", "service", "usage type", "effective_cost"], services, ["effective_cost"]))
 
 
 @click.command()

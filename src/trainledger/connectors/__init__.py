@@ -46,4 +46,5 @@ def connector_for(source: SourceConfig) -> Connector:
     if module_name is None:
         raise ConfigError(f"source {source.name!r}: kind {source.kind!r} is not available in this version")
     module = importlib.import_module(module_name)
-    return module.ingest  # type: ignore[no-any-return]
+    connector: Connector = module.ingest
+    return connector

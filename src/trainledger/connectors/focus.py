@@ -85,7 +85,7 @@ def scan(con: Connection, files: list[Path]) -> None:
             union_by_name=True,
             filename=True,
             null_padding=False,
-            nullstr=["NULL", ""],
+            na_values=["NULL", ""],
         )
         staging.create_raw_view(con, f"{RAW_VIEW}_text", rel)
     except Exception as exc:  # duckdb raises several error types for unreadable CSV/gzip

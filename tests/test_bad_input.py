@@ -1,0 +1,105 @@
+"""Bad input: one line naming the file, row/column and what was expected; exit 1; warehouse unchanged."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import Project, demo_config, warehouse_state
+
+CUR_FILE = "aws/cur/ml-cur2/data/BILLING_PERIOD=2026-11/ml-cur2-00001.snappy.parquet"
+
+
+@pytest.fixture
+def own_files(project: Project, demo_files: Path) -> Path:
+    """A private copy of the demo files this test may break."""
+    root = project.root / "inputs"
+    shutil.copytree(demo_files, root)
+    project.write_config(demo_config(root))
+    return root
+
+
+def break_parquet(path: Path, column: str, row: int, value: object) -> None:
+    table = pq.read_table(path)
+    values = table.column(column).to_pylist()
+    values[row] = value
+    index = table.schema.get_field_index(column)
+    table = table.set_column(
+        index, table.schema.field(index), pa.array(values, type=table.schema.field(index).type)
+    )
+    pq.write_table(table, path)
+
+
+def test_nan_cost_names_file_row_and_column(run, project: Project, own_files: Path) -> None:
+    assert run("nightly").exit_code == 0
+    before = warehouse_state(project.warehouse)
+    break_parquet(own_files / CUR_FILE, "line_item_unblended_cost", 41, float("nan"))
+    (own_files / CUR_FILE).touch()
+    result = run("nightly")
+    assert result.exit_code == 1
+    error = result.stderr.strip().splitlines()[-1]
+    assert error == (
+        f"trainledger: error: {own_files / CUR_FILE}, row 42, column line_item_unblended_cost: "
+        "expected a finite number, got 'nan'"
+    )
+    assert warehouse_state(project.warehouse) == before
+
+
+def test_missing_cur_column_is_named(run, own_files: Path) -> None:
+    path = own_files / CUR_FILE
+    pq.write_table(pq.read_table(path).drop(["line_item_currency_code"]), path)
+    result = run("nightly")
+    assert result.exit_code == 1
+    assert result.stderr.strip().endswith(
+        f"{path}: not a CUR 2.0 file: missing column(s) line_item_currency_code"
+    )
+
+
+def test_row_outside_its_billing_period(run, own_files: Path) -> None:
+    import datetime as dt
+
+    path = own_files / CUR_FILE
+    break_parquet(path, "bill_billing_period_start_date", 3, dt.datetime(2026, 10, 1, tzinfo=dt.UTC))
+    result = run("nightly")
+    assert result.exit_code == 1
+    assert "row 4, column bill_billing_period_start_date: expected a timestamp in billing period 2026-11" in (
+        result.stderr
+    )
+
+
+def test_bad_json_in_the_experiment_log(run, project: Project, own_files: Path) -> None:
+    log = own_files / "experiments.jsonl"
+    log.write_text(log.read_text(encoding="utf-8") + '{"experiment_id": "exp-9", \n', encoding="utf-8")
+    lines = len(log.read_text(encoding="utf-8").splitlines())
+    result = run("nightly")
+    assert result.exit_code == 1
+    assert f"{log}:{lines}: not valid JSON" in result.stderr
+    assert not project.warehouse.exists() or "Traceback" not in result.stderr
+
+
+def test_timestamp_without_zone_in_the_log_is_refused(run, own_files: Path) -> None:
+    log = own_files / "experiments.jsonl"
+    log.write_text('{"experiment_id": "exp-9", "started_at": "2026-11-03 08:00:00"}\n', encoding="utf-8")
+    result = run("nightly")
+    assert result.exit_code == 1
+    assert "field started_at: timestamp '2026-11-03 08:00:00' has no time zone" in result.stderr
+
+
+def test_unknown_experiment_is_a_user_error(run) -> None:
+    run("nightly")
+    result = run("reconcile", "exp-nope")
+    assert result.exit_code == 1
+    assert (
+        result.stderr
+        == "trainledger: error: experiment 'exp-nope' is not in the experiment log nor in any allocation\n"
+    )
+
+
+def test_reading_before_any_run_says_what_to_do(run, project: Project) -> None:
+    result = run("report")
+    assert result.exit_code == 1
+    assert "no warehouse yet - run `trainledger nightly`" in result.stderr

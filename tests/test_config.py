@@ -1,0 +1,70 @@
+"""The config file is strict: every mistake is one line naming the file and the key."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from trainledger import config
+from trainledger.errors import ConfigError
+
+
+def load_text(tmp_path: Path, text: str) -> config.Config:
+    path = tmp_path / "trainledger.toml"
+    path.write_text(text, encoding="utf-8")
+    return config.load(path)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[warehose]\npath = 'x'\n", "unknown key 'warehose'"),
+        ("[warehouse]\npaht = 'x'\n", "unknown key 'warehouse.paht'"),
+        (
+            "[[sources]]\nname = 'cur'\nkind = 'aws-cur2'\nbucket = 'b'\n",
+            "unknown key \"[[sources]] #1 (name 'cur').bucket\"",
+        ),
+        (
+            "[[sources]]\nname = 'cur'\nkind = 'aws-cur3'\n",
+            "[[sources]] #1 (name 'cur').kind = 'aws-cur3' is not one of",
+        ),
+        ("[allocation]\nshared = 'evenly'\n", "allocation.shared = 'evenly' is not one of"),
+        (
+            "[[sources]]\nname = 'a'\nkind = 'focus'\n[[sources]]\nname = 'a'\nkind = 'focus'\n",
+            "source name 'a' is used twice",
+        ),
+        ("[warehouse\n", "not valid TOML"),
+    ],
+)
+def test_mistakes_are_named(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        load_text(tmp_path, text)
+    assert str(err.value).startswith(str(tmp_path / "trainledger.toml") + ": ")
+    assert message in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_relative_paths_are_relative_to_the_config_file(tmp_path: Path) -> None:
+    cfg = load_text(tmp_path, "[warehouse]\npath = 'data/ledger.duckdb'\n")
+    assert cfg.warehouse_path() == tmp_path / "data" / "ledger.duckdb"
+    assert cfg.resolve("s3://bucket/prefix") == "s3://bucket/prefix"
+
+
+def test_flag_beats_environment_beats_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "trainledger.toml"
+    path.write_text("[warehouse]\npath = 'file.duckdb'\n", encoding="utf-8")
+    monkeypatch.setenv("TRAINLEDGER_WAREHOUSE", str(tmp_path / "env.duckdb"))
+    assert config.load(path).warehouse_path() == tmp_path / "env.duckdb"
+    assert config.load(path, str(tmp_path / "flag.duckdb")).warehouse_path() == tmp_path / "flag.duckdb"
+
+
+def test_missing_explicit_config_says_how_to_make_one(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=re.escape("config file not found (create one with `trainledger init`)")):
+        config.load(tmp_path / "nope.toml")
+
+
+def test_starter_config_is_valid(tmp_path: Path) -> None:
+    cfg = load_text(tmp_path, config.STARTER)
+    assert [s.kind for s in cfg.sources] == ["aws-cur2"]

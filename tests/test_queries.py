@@ -1,0 +1,38 @@
+"""Every query file runs against the fixture warehouse during a normal day's commands."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import Project
+from focus_files import FOCUS_CONFIG, write_focus
+from trainledger import queries
+
+
+def test_every_query_file_is_used_by_the_commands(
+    run, project: Project, monkeypatch: pytest.MonkeyPatch, demo_files
+) -> None:
+    used: set[str] = set()
+    original = queries.load
+
+    def recording(name: str) -> str:
+        used.add(name)
+        return original(name)
+
+    monkeypatch.setattr(queries, "load", recording)
+    commands = [
+        ("nightly",),
+        ("report",),
+        ("labels",),
+        ("reconcile", "exp-sft-0412"),
+        ("budgets",),
+        ("export", "--period", "2026-11", "--out", "nov.csv"),
+    ]
+    for args in commands:
+        result = run(*args)
+        assert result.exit_code in (0, 2), (args, result.stderr)
+    project.write_config(FOCUS_CONFIG)
+    write_focus(project.root / "bill.csv", [{"BilledCost": "1.00"}])
+    (project.root / "experiments.jsonl").write_text("", encoding="utf-8")
+    assert run("nightly").exit_code == 0
+    assert set(queries.names()) - used == set()
