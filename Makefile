@@ -28,8 +28,8 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests fixtures
-	$(BIN)/ruff format --check src tests fixtures
+	$(BIN)/ruff check src tests fixtures bench
+	$(BIN)/ruff format --check src tests fixtures bench
 
 format: $(STAMP)
 	$(BIN)/ruff format src tests fixtures
@@ -42,3 +42,6 @@ check: lint typecheck test
 
 clean:
 	rm -rf $(VENV) $(DEMO) .pytest_cache .ruff_cache .mypy_cache
+
+bench: $(STAMP)
+	$(BIN)/python bench/run.py --rows $(ROWS)
