@@ -3,7 +3,7 @@
 
 -- One row per billed line item, FOCUS-shaped, from any connector.
 CREATE TABLE IF NOT EXISTS charges (
-    charge_id VARCHAR PRIMARY KEY,
+    charge_id VARCHAR NOT NULL,                 -- unique per charge; checked at ingest (no index: bulk loads)
     source VARCHAR NOT NULL,
     provider VARCHAR NOT NULL,
     billing_period VARCHAR NOT NULL,            -- YYYY-MM (invoice month)
@@ -131,8 +131,7 @@ CREATE TABLE IF NOT EXISTS allocations (
     currency VARCHAR NOT NULL,
     billed_cost DECIMAL(38, 12) NOT NULL,
     effective_cost DECIMAL(38, 12) NOT NULL,
-    list_cost DECIMAL(38, 12) NOT NULL,
-    PRIMARY KEY (charge_id, share_no)
+    list_cost DECIMAL(38, 12) NOT NULL
 );
 
 -- What each source/period ingest read, so unchanged inputs are skipped and restatements detected.
