@@ -20,6 +20,7 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/python fixtures/generate.py --out $(DEMO)
 	cp fixtures/demo.toml $(DEMO)/trainledger.toml
+	cp fixtures/offcloud-ledger.csv $(DEMO)/offcloud-ledger.csv
 	cd $(DEMO) && ../../$(BIN)/trainledger nightly
 	cd $(DEMO) && ../../$(BIN)/trainledger labels
 	cd $(DEMO) && ../../$(BIN)/trainledger reconcile exp-sft-0412

@@ -36,6 +36,7 @@ SELECT
     j.charge_id, j.provider, j.resource_id, j.charge_period_start, j.charge_period_end,
     coalesce(j.cost_category, 'other') AS cost_category,
     CASE
+        WHEN j.provider = 'manual' THEN 'manual'
         WHEN j.t_experiment IS NOT NULL OR j.t_project IS NOT NULL THEN 'tag'
         WHEN j.i_experiment IS NOT NULL OR j.i_project IS NOT NULL THEN 'inventory'
         WHEN j.charge_category <> 'Usage' OR lower(coalesce(j.service_name, '')) LIKE '%support%' THEN 'shared'

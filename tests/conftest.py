@@ -50,7 +50,10 @@ DEMO_CONFIG = (ROOT / "fixtures" / "demo.toml").read_text(encoding="utf-8")
 def demo_config(demo_files: Path) -> str:
     """The demo config with its relative inputs pointed at ``demo_files``."""
     config = DEMO_CONFIG.replace('uri = "aws/cur/ml-cur2"', f'uri = "{demo_files / "aws/cur/ml-cur2"}"')
-    return config.replace('uri = "experiments.jsonl"', f'uri = "{demo_files / "experiments.jsonl"}"')
+    config = config.replace('uri = "experiments.jsonl"', f'uri = "{demo_files / "experiments.jsonl"}"')
+    return config.replace(
+        'uri = "offcloud-ledger.csv"', f'uri = "{ROOT / "fixtures" / "offcloud-ledger.csv"}"'
+    )
 
 
 @pytest.fixture(scope="session")

@@ -59,7 +59,11 @@ def refresh_categories(con: Connection, config: Config) -> int:
         "SELECT DISTINCT provider, service_name, usage_type, charge_category FROM charges"
     ).fetchall()
     con.execute("DELETE FROM charge_categories")
-    rows = [(*combo, *categorizer.categorize(combo[1], combo[2])) for combo in combos]
+    # A manual ledger row states its category (kept in usage_type); cloud rows are categorised by rule.
+    rows = [
+        (*combo, *((combo[2], True) if combo[0] == "manual" else categorizer.categorize(combo[1], combo[2])))
+        for combo in combos
+    ]
     if rows:
         con.executemany("INSERT INTO charge_categories VALUES (?, ?, ?, ?, ?, ?)", rows)
     return len(rows)

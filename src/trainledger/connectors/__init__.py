@@ -38,6 +38,7 @@ class Connector(Protocol):
 _MODULES = {
     "aws-cur2": "trainledger.connectors.aws_cur2",
     "focus": "trainledger.connectors.focus",
+    "manual": "trainledger.connectors.manual",
 }
 
 

@@ -1,0 +1,224 @@
+"""Off-cloud charges from a hand-kept ledger (CSV or JSON Lines): labelling vendors, reviewer hours,
+LLM-judge API bills. Small files, so rows are validated in Python with line numbers, then bulk-loaded.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from trainledger import queries
+from trainledger.categories import CATEGORIES
+from trainledger.config import Config, SourceConfig
+from trainledger.connectors import IngestResult, staging
+from trainledger.errors import InputError, SourceError
+from trainledger.labels import LabelScheme, canonical_value
+from trainledger.money import to_decimal
+from trainledger.reporter import Reporter
+from trainledger.warehouse import Connection
+
+FIELDS = (
+    "date",
+    "period_start",
+    "period_end",
+    "amount",
+    "currency",
+    "project",
+    "phase",
+    "method",
+    "experiment_id",
+    "category",
+    "vendor",
+    "description",
+    "reference",
+)
+REQUIRED = ("amount", "currency", "project", "category")
+
+
+@dataclass
+class LedgerRow:
+    where: str
+    line: int
+    start: datetime
+    end: datetime
+    amount: Decimal
+    currency: str
+    tags: dict[str, str]
+    category: str
+    vendor: str | None
+    description: str | None
+    reference: str | None
+
+
+def _records(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    text = path.read_text(encoding="utf-8-sig")
+    if not text.strip():
+        raise InputError(f"{path}: file is empty; expected a ledger with fields {', '.join(REQUIRED)}, ...")
+    if path.suffix in (".jsonl", ".ndjson", ".json"):
+        out = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line, parse_float=Decimal)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
+            if not isinstance(record, dict):
+                raise InputError(f"{path}:{number}: expected a JSON object per line")
+            out.append((number, record))
+        return out
+    reader = csv.DictReader(text.splitlines())
+    unknown = sorted(set(reader.fieldnames or []) - set(FIELDS))
+    if unknown:
+        raise InputError(
+            f"{path}: line 1: unknown column(s) {', '.join(unknown)} (expected {', '.join(FIELDS)})"
+        )
+    return [(number, row) for number, row in enumerate(reader, start=2)]
+
+
+def _day(value: Any, where: str, field: str) -> datetime:
+    text = str(value or "").strip()
+    try:
+        if len(text) == 10:
+            return datetime.combine(date.fromisoformat(text), datetime.min.time())
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise InputError(f"{where}, column {field}: expected a date YYYY-MM-DD, got {text!r}") from None
+    return parsed.astimezone(UTC).replace(tzinfo=None) if parsed.tzinfo else parsed
+
+
+def parse_row(path: Path, line: int, record: dict[str, Any], scheme: LabelScheme) -> LedgerRow:
+    where = f"{path}:{line}"
+    for field in REQUIRED:
+        if not str(record.get(field) or "").strip():
+            raise InputError(f"{where}, column {field}: expected a value, got nothing")
+    try:
+        amount = to_decimal(record["amount"])
+    except ValueError:
+        raise InputError(
+            f"{where}, column amount: expected a decimal number, got {record['amount']!r}"
+        ) from None
+    currency = str(record["currency"]).strip().upper()
+    if len(currency) != 3 or not currency.isalpha():
+        raise InputError(
+            f"{where}, column currency: expected a 3-letter currency code, got {record['currency']!r}"
+        )
+    if record.get("date"):
+        start = _day(record["date"], where, "date")
+        end = start + timedelta(days=1)
+    elif record.get("period_start") and record.get("period_end"):
+        start = _day(record["period_start"], where, "period_start")
+        end = _day(record["period_end"], where, "period_end")
+        if end <= start:
+            raise InputError(f"{where}, column period_end: expected a date after period_start")
+    else:
+        raise InputError(
+            f"{where}, column date: expected a date (or period_start and period_end), got nothing"
+        )
+    category = canonical_value(record["category"])
+    if category not in CATEGORIES:
+        raise InputError(
+            f"{where}, column category: expected one of {', '.join(CATEGORIES)}, got {category!r}"
+        )
+    tags = {"project": str(record["project"])}
+    for field, check in (("phase", scheme.phase), ("method", scheme.method)):
+        value = str(record.get(field) or "").strip()
+        if value:
+            if check(value) is None:
+                raise InputError(f"{where}, column {field}: {value!r} is not a known {field}")
+            tags[field] = value
+    if str(record.get("experiment_id") or "").strip():
+        tags["experiment"] = str(record["experiment_id"]).strip()
+
+    def text(field: str) -> str | None:
+        value = str(record.get(field) or "").strip()
+        return value or None
+
+    return LedgerRow(
+        where,
+        line,
+        start,
+        end,
+        amount,
+        currency,
+        tags,
+        category,
+        text("vendor"),
+        text("description"),
+        text("reference"),
+    )
+
+
+def ingest(
+    con: Connection, source: SourceConfig, config: Config, period: str | None, reporter: Reporter
+) -> list[IngestResult]:
+    if not source.uri:
+        raise SourceError(f"source {source.name!r}: `uri` is required for kind manual")
+    if "://" in source.uri:
+        raise SourceError(f"source {source.name!r}: kind manual reads a local CSV or JSON Lines file")
+    path = Path(config.resolve(source.uri))
+    if not path.is_file():
+        raise SourceError(f"source {source.name!r}: ledger {path} does not exist")
+    version = hashlib.sha256(path.read_bytes()).hexdigest()
+    scheme = LabelScheme(config.labels)
+    rows = [parse_row(path, line, record, scheme) for line, record in _records(path)]
+    reporter.step(f"{source.name}: {len(rows)} off-cloud charge(s) from {path.name}")
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE manual_rows (line BIGINT, start_at TIMESTAMP, end_at TIMESTAMP, "
+        "amount DECIMAL(38, 12), currency VARCHAR, tags VARCHAR, category VARCHAR, vendor VARCHAR, "
+        "description VARCHAR, reference VARCHAR)"
+    )
+    con.executemany(
+        "INSERT INTO manual_rows VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                r.line,
+                r.start,
+                r.end,
+                r.amount,
+                r.currency,
+                json.dumps(r.tags, sort_keys=True),
+                r.category,
+                r.vendor,
+                r.description,
+                r.reference,
+            )
+            for r in rows
+        ],
+    )
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE staged_charges AS " + queries.load("normalize_manual"),
+        {"source": source.name, "file": str(path)},
+    )
+    periods = sorted({r.start.strftime("%Y-%m") for r in rows})
+    stale = [
+        p
+        for (p,) in con.execute(
+            "SELECT DISTINCT billing_period FROM charges WHERE source = $s", {"s": source.name}
+        ).fetchall()
+        if p not in periods
+    ]
+    results = []
+    for billing_period in periods + stale:
+        if period is not None and billing_period != period:
+            continue
+        if staging.known_version(con, source.name, billing_period) == version:
+            results.append(IngestResult(source.name, billing_period, 0, skipped=True, version=version))
+            continue
+        results.append(
+            staging.replace_period(
+                con,
+                source=source.name,
+                period=billing_period,
+                staged="staged_charges",
+                version=version,
+                files=[str(path)],
+            )
+        )
+    return results
