@@ -165,3 +165,12 @@ CREATE TABLE IF NOT EXISTS alerts_sent (
     sent_at TIMESTAMP NOT NULL,
     PRIMARY KEY (budget, period, threshold)
 );
+
+-- What the estimator computed from each experiment's params (FLOPs, GPU hours, assumptions, what was
+-- missing), kept even when the log gives the money estimate, so reconcile can show implied MFU.
+-- Grain: experiment.
+CREATE TABLE IF NOT EXISTS estimator_results (
+    experiment_id VARCHAR PRIMARY KEY,
+    used_for_estimate BOOLEAN NOT NULL,         -- true when the log had no estimate and these rows fill in
+    detail VARCHAR NOT NULL                     -- JSON: Estimate.to_json()
+);

@@ -165,7 +165,18 @@ class EstimatorConfig(Strict):
     mfu: dict[str, float] = Field(default_factory=dict)
     price_per_gpu_hour: dict[str, Decimal] = Field(default_factory=dict)
     instance_prices: dict[str, Decimal] = Field(default_factory=dict)
+    instance_gpus: dict[str, int] = Field(default_factory=dict)
     decode_tokens_per_s_per_gpu: float | None = None
+
+    @field_validator("mfu")
+    @classmethod
+    def _mfu_phases(cls, value: dict[str, float]) -> dict[str, float]:
+        for kind, mfu in value.items():
+            if kind not in ("train", "prefill", "decode"):
+                raise ValueError(f"mfu.{kind}: expected one of train, prefill, decode")
+            if not 0 < mfu <= 1:
+                raise ValueError(f"mfu.{kind} = {mfu}: expected a fraction in (0, 1]")
+        return value
 
 
 class Config(Strict):
