@@ -20,7 +20,8 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/python fixtures/generate.py --out $(DEMO)
 	cp fixtures/demo.toml $(DEMO)/trainledger.toml
-	cd $(DEMO) && ../../$(BIN)/trainledger nightly
+	@# nightly exits 2 when a budget threshold is crossed (the demo's is): that is a result, not a failure.
+	cd $(DEMO) && ../../$(BIN)/trainledger nightly || test $$? -eq 2
 	cd $(DEMO) && ../../$(BIN)/trainledger labels
 	cd $(DEMO) && ../../$(BIN)/trainledger reconcile exp-sft-0412
 

@@ -8,6 +8,7 @@ falls back to a default.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from decimal import Decimal
 from pathlib import Path
@@ -145,6 +146,33 @@ class BudgetConfig(Strict):
     @classmethod
     def _amount_text(cls, value: Any) -> Any:
         return str(value) if isinstance(value, float) else value
+
+    @field_validator("amount")
+    @classmethod
+    def _amount_positive(cls, value: Decimal | None) -> Decimal | None:
+        if value is not None and value <= 0:
+            raise ValueError(f"expected an amount > 0, got {value}")
+        return value
+
+    @field_validator("period")
+    @classmethod
+    def _period_form(cls, value: str) -> str:
+        if value != "monthly" and not re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", value):
+            raise ValueError(f'expected YYYY-MM or "monthly", got {value!r}')
+        return value
+
+    @field_validator("thresholds", mode="before")
+    @classmethod
+    def _threshold_text(cls, value: Any) -> Any:
+        return [str(v) if isinstance(v, float) else v for v in value] if isinstance(value, list) else value
+
+    @field_validator("thresholds")
+    @classmethod
+    def _threshold_range(cls, value: list[Decimal]) -> list[Decimal]:
+        for t in value:
+            if not 0 < t <= 10:
+                raise ValueError(f"expected fractions of the amount such as 0.8 or 1.0, got {t}")
+        return value
 
 
 class ExportsConfig(Strict):

@@ -226,33 +226,60 @@ def labels(obj: Context, period: str | None, fmt_: str) -> None:
 
 @click.command()
 @click.option("--format", "fmt_", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option(
+    "--alerts-out",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also write the crossed thresholds as alert JSON to this file ([] when none).",
+)
 @click.pass_obj
 @click.pass_context
-def budgets(ctx: click.Context, obj: Context, fmt_: str) -> None:
+def budgets(ctx: click.Context, obj: Context, fmt_: str, alerts_out: str | None) -> None:
     """Spend against [[budgets]]; exit 2 when a threshold is crossed."""
     with open_warehouse(obj.config, write=False) as con:
         statuses = budgets_module.status(con, obj.config)
+    alerts = budgets_module.alerts(statuses)
     if fmt_ == "json":
         click.echo(json.dumps([s.to_json() for s in statuses], indent=2))
+    elif not statuses:
+        click.echo("No [[budgets]] with an amount in the config.")
     else:
         rows = [
             (
                 s.budget,
+                s.scope_text,
                 s.period,
                 s.currency,
                 s.amount,
                 s.spent,
+                s.amount - s.spent,
                 f"{s.used:.1%}",
+                ", ".join(f"{t:.0%}" for t in s.thresholds),
                 ", ".join(f"{t:.0%}" for t in s.crossed) or "-",
             )
             for s in statuses
         ]
         click.echo(
             table(
-                ["budget", "period", "currency", "amount", "spent", "used", "crossed"],
+                [
+                    "budget",
+                    "scope",
+                    "period",
+                    "currency",
+                    "amount",
+                    "spent",
+                    "remaining",
+                    "used",
+                    "thresholds",
+                    "crossed",
+                ],
                 rows,
-                ["amount", "spent"],
+                ["amount", "spent", "remaining"],
             )
         )
-    if any(s.crossed for s in statuses):
+    for alert in alerts:
+        click.echo(f"trainledger: alert: {alert['message']}", err=True)
+    if alerts_out:
+        budgets_module.write_alerts(Path(alerts_out), alerts)
+    if alerts:
         ctx.exit(int(ExitCode.BUDGET))
