@@ -277,7 +277,7 @@ def parse(text: str, origin: str, base_dir: Path) -> Config:
         if err["type"] == "literal_error":
             expected = err.get("ctx", {}).get("expected", "")
             raise ConfigError(f"{origin}: {where} = {err['input']!r} is not one of {expected}") from None
-        raise ConfigError(f"{origin}: {where}: {err['msg']}") from None
+        raise ConfigError(f"{origin}: {where}: {err['msg'].removeprefix('Value error, ')}") from None
 
 
 def load(path: str | Path | None = None, warehouse: str | None = None, *, required: bool = False) -> Config:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
@@ -66,13 +67,76 @@ def report(
 ) -> None:
     """Realized cost (EffectiveCost) by any dimensions."""
     columns = realize.parse_dimensions(by)
-    if with_metrics or shape:
-        raise TrainledgerError("--with-metrics and --shape are not available in this version")
+    if shape:
+        raise TrainledgerError("--shape is not available in this version")
     since_d = since.date() if since else None  # type: ignore[attr-defined]
     until_d = until.date() if until else None  # type: ignore[attr-defined]
+    if with_metrics:
+        _report_benefit(obj, columns, since_d, until_d, fmt_)
+        return
     with open_warehouse(obj.config, write=False) as con:
         frame = realize.cost_frame(con, columns, granularity, since_d, until_d)
     _print_frame(frame, fmt_)
+
+
+def _report_benefit(
+    obj: Context, columns: list[str], since: date | None, until: date | None, fmt_: str
+) -> None:
+    """``report --with-metrics``: the method cost-benefit table (by method and/or experiment)."""
+    from trainledger import benefit
+
+    if not columns or any(c not in ("method", "experiment_id") for c in columns):
+        raise TrainledgerError("--with-metrics reports --by method and/or experiment, nothing else")
+    # By method: each method's row followed by its experiments; by experiment alone: the experiments.
+    wanted = {"method", "experiment"} if "method" in columns else {"experiment"}
+    with open_warehouse(obj.config, write=False) as con:
+        rows = [r for r in benefit.cost_benefit(con, since, until) if r.level in wanted]
+    if fmt_ == "json":
+        click.echo(json.dumps({"note": benefit.NOTE, "rows": [r.to_json() for r in rows]}, indent=2))
+        return
+    if fmt_ == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        header = list(rows[0].to_json()) if rows else list(benefit.Benefit.__dataclass_fields__)
+        writer.writerow(header)
+        for r in rows:
+            writer.writerow(
+                [
+                    "" if v is None else (str(v) if k in benefit.NUMERIC else export_module.safe_text(str(v)))
+                    for k, v in r.to_json().items()
+                ]
+            )
+        click.echo(out.getvalue(), nl=False)
+        return
+
+    def points(value: Decimal | None) -> str:
+        return "-" if value is None else f"{value:+.2f}"
+
+    table_rows = [
+        (
+            r.method or "-",
+            f"all ({r.experiments})" if r.level == "method" else r.experiment_id,
+            r.status or "",
+            r.currency,
+            r.cost,
+            points(r.target_gain),
+            points(r.general_change),
+            r.cost_per_point,
+        )
+        for r in rows
+    ]
+    headers = [
+        "method",
+        "experiment",
+        "status",
+        "currency",
+        "cost",
+        "target gain",
+        "general change",
+        "cost per point",
+    ]
+    click.echo(table(headers, table_rows, ["cost", "cost per point"]))
+    click.echo(benefit.NOTE)
 
 
 def _print_frame(frame: pl.DataFrame, fmt_: str) -> None:

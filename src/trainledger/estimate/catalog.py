@@ -61,8 +61,8 @@ class Catalog:
         cur = con.execute(
             f'SELECT {select} FROM "prices" WHERE "{gpu}" IS NOT NULL AND "{price}" IS NOT NULL'
         )
-        names = [d[0] for d in cur.description or []]
-        return cls([dict(zip(names, row, strict=True)) for row in cur.fetchall()])
+        keys = [d[0] for d in cur.description or []]
+        return cls([dict(zip(keys, row, strict=True)) for row in cur.fetchall()])
 
     def price(self, gpu: str, region: str | None = None) -> CatalogPrice | None:
         rows = [

@@ -50,7 +50,8 @@ def read_params_file(path: Path, method: str | None) -> tuple[str | None, dict[s
         raise InputError(f"{path}: not valid JSON{detail}; expected a params object") from None
     if not isinstance(data, dict):
         raise InputError(f"{path}: expected a JSON object (params, or a record with method and params)")
-    params = data.get("params") if isinstance(data.get("params"), dict) else data
+    nested = data.get("params")
+    params: dict[str, Any] = nested if isinstance(nested, dict) else data
     chosen = method or data.get("method")
     if chosen is not None and canonical_value(str(chosen)) not in METHODS:
         raise InputError(f"{path}: method {chosen!r} is not one of {', '.join(METHODS)}")
