@@ -144,3 +144,39 @@ def test_ingest_warns_when_an_experiment_cannot_be_estimated(run, project: Proje
     result = run("attribute")
     assert result.exit_code == 0
     assert "no estimate for exp-x: gpu_type: not given" in result.stderr
+
+
+def test_bad_params_in_the_log_stop_the_run_with_one_line(run, project: Project, tmp_path: Path) -> None:
+    log = tmp_path / "log.jsonl"
+    record = {
+        "experiment_id": "exp-x",
+        "method": "sft",
+        "started_at": "2026-11-01T00:00:00Z",
+        "params": {"epochs": "two"},
+    }
+    log.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    text = project.config.read_text(encoding="utf-8")
+    uri_line = next(x for x in text.splitlines() if x.startswith('uri = "') and "experiments" in x)
+    project.write_config(text.replace(uri_line, f'uri = "{log}"'))
+    result = run("attribute")
+    assert result.exit_code == 1
+    assert (
+        result.stderr == f"trainledger: error: {log}:1: exp-x: params.epochs: expected a number, got 'two'\n"
+    )
+
+
+def test_catalog_prices_in_the_warehouse_price_the_logged_experiments(run, project: Project) -> None:
+    import duckdb
+
+    project.warehouse.parent.mkdir(parents=True)
+    con = duckdb.connect(str(project.warehouse))
+    con.execute("CREATE TABLE prices (gpu_type VARCHAR, price_per_gpu_hour DECIMAL(18, 6), currency VARCHAR)")
+    con.execute("INSERT INTO prices VALUES ('NVIDIA H100 80GB', 11.061250, 'USD')")
+    con.close()
+    run("nightly")
+    result = run("reconcile", "exp-rl-0421", "--format", "json")
+    report = json.loads(result.stdout)
+    assert report["assumptions"]["estimator"]["price_per_gpu_hour"]["value"] == "11.06125"
+    assert report["assumptions"]["estimator"]["price_per_gpu_hour"]["source"].startswith("GCP Cloud Catalog")
+    train = next(r for r in report["rows"] if (r["phase"], r["category"]) == ("train", "compute"))
+    assert train["estimated"] == "1710.27"  # 154.6181 GPU h x 11.06125

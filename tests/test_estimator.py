@@ -235,7 +235,7 @@ def test_money_given_directly_lands_in_its_phase_and_category() -> None:
     ("params", "message"),
     [
         ({"train_samples": "many"}, "exp-1: params.train_samples: expected a number, got 'many'"),
-        ({"epochs": -1}, "exp-1: params.epochs: expected a number > 0, got -1"),
+        ({"epochs": 0}, "exp-1: params.epochs: expected a number > 0, got 0"),
         (
             {"avg_tokens_per_sample": -5},
             "exp-1: params.avg_tokens_per_sample: expected a number >= 0, got -5",

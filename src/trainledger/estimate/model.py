@@ -34,6 +34,28 @@ HOUR = Decimal(3600)
 DEFAULT_MFU = {"train": Decimal("0.40"), "prefill": Decimal("0.50"), "decode": Decimal("0.10")}
 MFU_DEFAULT_SOURCE = "default (typical: training 35-45%, prefill/scoring 40-60%, decode 5-20%)"
 PHASE_ORDER = {"data": 0, "train": 1, "rollout": 2, "eval": 3}  # as reconcile orders them
+NUMERIC_PARAMS = (
+    "model_params_b",
+    "teacher_params_b",
+    "reward_params_b",
+    "reference_params_b",
+    "gpus",
+    "price_per_gpu_hour",
+    "train_samples",
+    "avg_tokens_per_sample",
+    "epochs",
+    "steps",
+    "rollout_prompts",
+    "group_size",
+    "prompt_tokens",
+    "response_tokens",
+    "ppo_epochs",
+    "eval_samples",
+    "eval_tokens_per_sample",
+    "eval_prompt_tokens",
+    "decode_tokens_per_s_per_gpu",
+    "data_cost",
+)
 ROUNDING = "GPU hours x price, summed per phase, rounded half-even to the cent; total = sum of phases"
 
 
@@ -521,7 +543,10 @@ def estimate(
     where: str = "params",
 ) -> Estimate:
     """Estimate one experiment; never raises for what is missing (see ``Estimate.missing``)."""
-    b = _Builder(method, _Params(params, where), config or EstimatorConfig(), catalog)
+    checked = _Params(params, where)
+    for name in NUMERIC_PARAMS:  # every bad value is an error, even one this method does not use
+        checked.number(name)
+    b = _Builder(method, checked, config or EstimatorConfig(), catalog)
     b.hardware()
     if method == "sft":
         b.sft()
