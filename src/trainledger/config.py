@@ -348,4 +348,13 @@ shared = "separate"             # or "proportional"
 # amount = "1000.00"
 # currency = "USD"
 # thresholds = [0.8, 1.0]
+
+# Estimator overrides (SPEC §6); each value used is printed with the estimate, with its source.
+# [estimator]
+# mfu = { train = 0.40, prefill = 0.50, decode = 0.10 }
+# decode_tokens_per_s_per_gpu = 2500
+# gpu_peak_tflops = { H100 = 989 }
+# price_per_gpu_hour = { H100 = "6.88" }
+# instance_prices = { "p5.48xlarge" = "55.04" }
+# instance_gpus = { "p5.48xlarge" = 8 }
 """

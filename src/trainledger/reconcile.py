@@ -218,14 +218,10 @@ def compute_assumptions(
     ).fetchone()
     logged = _logged_gpu_hours(con, experiment_id, complete_through)
     if found is None:
-        return (
-            {"estimator": "not run (no params in the log)"}
-            if not logged
-            else {
-                "estimator": "not run (no params in the log)",
-                "compute": [{"phase": p, "logged_gpu_hours": _q(h, "0.01")} for p, h in logged.items()],
-            }
-        )
+        out: dict[str, Any] = {"estimator": "not run (no params in the log)"}
+        if logged:
+            out["compute"] = [{"phase": p, "logged_gpu_hours": _q(h, "0.01")} for p, h in logged.items()]
+        return out
     detail = json.loads(found[0])
     facts = {k: v["value"] for k, v in detail["assumptions"].items()}
     price = Decimal(facts["price_per_gpu_hour"]) if "price_per_gpu_hour" in facts else None
@@ -264,7 +260,7 @@ def compute_assumptions(
                 "implied_mfu": _q(mfu, "0.0001"),
             }
         )
-    out: dict[str, Any] = {
+    out = {
         "estimator": {
             k: {"value": v["value"], "source": v["source"]} for k, v in detail["assumptions"].items()
         },
