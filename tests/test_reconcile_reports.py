@@ -175,6 +175,9 @@ def test_a_run_the_bill_does_not_yet_cover_is_provisional(tmp_path: Path, demo_f
     report = json.loads(reconcile(project, "exp-sft-late", "--format", "json"))
     assert report["provisional"] is True
     assert report["billing_complete_through"] == "2026-12-01T00:00:00Z"
+    # No params: no estimator, but the log's GPU hours up to where the bill is complete (4 h x 8 GPUs).
+    assert report["assumptions"]["estimator"] == "not run (no params in the log)"
+    assert report["assumptions"]["compute"] == [{"phase": "train", "logged_gpu_hours": "32.00"}]
     text = reconcile(project, "exp-sft-late")
     assert "PROVISIONAL: billing does not yet reach the run's end (2026-12-01 06:00 UTC)" in text
     page = reconcile(project, "exp-sft-late", "--format", "html")
