@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 DEMO := fixtures/demo
 ROWS ?= 1000000
 
-.PHONY: install demo test check lint format typecheck bench clean
+.PHONY: install demo test check lint format typecheck bench clean postmortem-screenshot
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,9 +21,19 @@ demo: $(STAMP)
 	$(BIN)/python fixtures/generate.py --out $(DEMO)
 	cp fixtures/demo.toml $(DEMO)/trainledger.toml
 	cp fixtures/offcloud-ledger.csv $(DEMO)/offcloud-ledger.csv
-	cd $(DEMO) && ../../$(BIN)/trainledger nightly
+	@# nightly exits 2 when a budget threshold is crossed (the demo's is): that is a result, not a failure.
+	cd $(DEMO) && ../../$(BIN)/trainledger nightly || test $$? -eq 2
 	cd $(DEMO) && ../../$(BIN)/trainledger labels
 	cd $(DEMO) && ../../$(BIN)/trainledger reconcile exp-sft-0412
+
+# A documented manual check, not part of `make test` (CI has no browser): render the demo's HTML
+# post-mortem in headless Chromium (Debian package `chromium`) and look at the screenshot.
+postmortem-screenshot: demo
+	cd $(DEMO) && ../../$(BIN)/trainledger reconcile exp-rl-0419 --format html --out postmortem.html
+	chromium --headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update \
+		--disable-sync --no-first-run --screenshot=$(CURDIR)/$(DEMO)/postmortem.png --window-size=1200,1400 \
+		file://$(CURDIR)/$(DEMO)/postmortem.html
+	@echo "look at $(DEMO)/postmortem.png"
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q

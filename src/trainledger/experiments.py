@@ -13,8 +13,10 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from trainledger import estimate as estimator
 from trainledger.config import Config
 from trainledger.errors import InputError, SourceError
+from trainledger.estimate import Catalog
 from trainledger.labels import LabelScheme, canonical_value
 from trainledger.reporter import Reporter
 from trainledger.warehouse import Connection
@@ -217,6 +219,36 @@ def estimate_rows(experiment: Experiment, where: str) -> list[tuple[str, str | N
     return rows
 
 
+def _store_estimator(
+    con: Connection, config: Config, catalog: Catalog | None, e: Experiment, where: str, reporter: Reporter
+) -> None:
+    """Run the estimator on the experiment's params; its money fills in when the log has no estimate."""
+    if not e.params:
+        if not e.estimate:
+            reporter.warn(
+                f"{where}: experiment {e.experiment_id} has neither estimate nor params to estimate from"
+            )
+        return
+    result = estimator.estimate(e.method, e.params, config.estimator, catalog, f"{where}: {e.experiment_id}")
+    fill_in = not estimate_rows(e, where)
+    con.execute(
+        "INSERT INTO estimator_results VALUES ($id, $used, $detail)",
+        {"id": e.experiment_id, "used": fill_in, "detail": json.dumps(result.to_json())},
+    )
+    if not fill_in:
+        return
+    rows = [(p.phase, p.category, p.cost) for p in result.phases() if p.cost is not None]
+    for phase, category, cost in rows:
+        con.execute(
+            "INSERT INTO estimates VALUES (?, ?, ?, ?, ?, 'estimator')",
+            (e.experiment_id, phase, category, result.currency, cost),
+        )
+    if result.missing:
+        reporter.detail(f"estimator, {e.experiment_id}: missing {'; '.join(result.missing)}")
+    if not rows:
+        reporter.warn(f"{where}: no estimate for {e.experiment_id}: {'; '.join(result.missing)}")
+
+
 def load(con: Connection, config: Config, reporter: Reporter) -> int:
     """Replace the experiments tables with the log's current state; returns the experiment count."""
     uri = config.experiments.uri
@@ -229,7 +261,9 @@ def load(con: Connection, config: Config, reporter: Reporter) -> int:
     experiments = [(where, build(where, record, scheme)) for where, record in merged.values()]
     con.execute("DELETE FROM experiments")
     con.execute("DELETE FROM experiment_resources")
-    con.execute("DELETE FROM estimates WHERE basis = 'log'")
+    con.execute("DELETE FROM estimates WHERE basis IN ('log', 'estimator')")
+    con.execute("DELETE FROM estimator_results")
+    catalog = Catalog.from_warehouse(con)
     for where, e in experiments:
         con.execute(
             "INSERT INTO experiments VALUES ($id, $project, $method, $status, $start, $end, $params, $estimate, "
@@ -260,5 +294,6 @@ def load(con: Connection, config: Config, reporter: Reporter) -> int:
                 "INSERT INTO estimates VALUES (?, ?, ?, ?, ?, 'log')",
                 (e.experiment_id, phase, category, currency, amount),
             )
+        _store_estimator(con, config, catalog, e, where, reporter)
     reporter.step(f"experiment log: {len(experiments)} experiment(s)")
     return len(experiments)

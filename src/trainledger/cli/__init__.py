@@ -68,7 +68,7 @@ def cli(
 
 
 def _register() -> None:
-    from trainledger.cli import batch, reports
+    from trainledger.cli import batch, estimates, reports
 
     for command in (
         batch.init,
@@ -80,6 +80,7 @@ def _register() -> None:
         reports.export,
         reports.labels,
         reports.budgets,
+        estimates.estimate,
     ):
         cli.add_command(command)
 

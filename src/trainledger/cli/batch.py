@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
+from trainledger import budgets, pipeline
 from trainledger import config as config_module
-from trainledger import pipeline
 from trainledger.cli.context import Context
 from trainledger.errors import ConfigError, ExitCode
 from trainledger.money import fmt
@@ -79,7 +78,7 @@ def attribute(obj: Context, period: str | None) -> None:
     "--alerts-out",
     type=click.Path(dir_okay=False),
     default=None,
-    help="Also write crossed budget alerts as JSON to this file.",
+    help="Write crossed budget alerts as JSON to this file (default: <[exports] dir>/alerts.json).",
 )
 @click.pass_obj
 @click.pass_context
@@ -96,7 +95,9 @@ def nightly(ctx: click.Context, obj: Context, alerts_out: str | None) -> None:
         )
     for path in summary.exports:
         click.echo(f"exported\t{path}")
-    if alerts_out:
-        Path(alerts_out).write_text(json.dumps(summary.alerts, indent=2) + "\n", encoding="utf-8")
+    target = budgets.alerts_path(obj.config, alerts_out)
+    if target is not None:
+        budgets.write_alerts(target, summary.alerts)
+        click.echo(f"alerts\t{target}\t{len(summary.alerts)} crossed threshold(s)")
     if summary.alerts:
         ctx.exit(int(ExitCode.BUDGET))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
@@ -66,13 +67,76 @@ def report(
 ) -> None:
     """Realized cost (EffectiveCost) by any dimensions."""
     columns = realize.parse_dimensions(by)
-    if with_metrics or shape:
-        raise TrainledgerError("--with-metrics and --shape are not available in this version")
+    if shape:
+        raise TrainledgerError("--shape is not available in this version")
     since_d = since.date() if since else None  # type: ignore[attr-defined]
     until_d = until.date() if until else None  # type: ignore[attr-defined]
+    if with_metrics:
+        _report_benefit(obj, columns, since_d, until_d, fmt_)
+        return
     with open_warehouse(obj.config, write=False) as con:
         frame = realize.cost_frame(con, columns, granularity, since_d, until_d)
     _print_frame(frame, fmt_)
+
+
+def _report_benefit(
+    obj: Context, columns: list[str], since: date | None, until: date | None, fmt_: str
+) -> None:
+    """``report --with-metrics``: the method cost-benefit table (by method and/or experiment)."""
+    from trainledger import benefit
+
+    if not columns or any(c not in ("method", "experiment_id") for c in columns):
+        raise TrainledgerError("--with-metrics reports --by method and/or experiment, nothing else")
+    # By method: each method's row followed by its experiments; by experiment alone: the experiments.
+    wanted = {"method", "experiment"} if "method" in columns else {"experiment"}
+    with open_warehouse(obj.config, write=False) as con:
+        rows = [r for r in benefit.cost_benefit(con, since, until) if r.level in wanted]
+    if fmt_ == "json":
+        click.echo(json.dumps({"note": benefit.NOTE, "rows": [r.to_json() for r in rows]}, indent=2))
+        return
+    if fmt_ == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        header = list(rows[0].to_json()) if rows else list(benefit.Benefit.__dataclass_fields__)
+        writer.writerow(header)
+        for r in rows:
+            writer.writerow(
+                [
+                    "" if v is None else (str(v) if k in benefit.NUMERIC else export_module.safe_text(str(v)))
+                    for k, v in r.to_json().items()
+                ]
+            )
+        click.echo(out.getvalue(), nl=False)
+        return
+
+    def points(value: Decimal | None) -> str:
+        return "-" if value is None else f"{value:+.2f}"
+
+    table_rows = [
+        (
+            r.method or "-",
+            f"all ({r.experiments})" if r.level == "method" else r.experiment_id,
+            r.status or "",
+            r.currency,
+            r.cost,
+            points(r.target_gain),
+            points(r.general_change),
+            r.cost_per_point,
+        )
+        for r in rows
+    ]
+    headers = [
+        "method",
+        "experiment",
+        "status",
+        "currency",
+        "cost",
+        "target gain",
+        "general change",
+        "cost per point",
+    ]
+    click.echo(table(headers, table_rows, ["cost", "cost per point"]))
+    click.echo(benefit.NOTE)
 
 
 def _print_frame(frame: pl.DataFrame, fmt_: str) -> None:
@@ -228,33 +292,60 @@ def labels(obj: Context, period: str | None, fmt_: str) -> None:
 
 @click.command()
 @click.option("--format", "fmt_", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option(
+    "--alerts-out",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also write the crossed thresholds as alert JSON to this file ([] when none).",
+)
 @click.pass_obj
 @click.pass_context
-def budgets(ctx: click.Context, obj: Context, fmt_: str) -> None:
+def budgets(ctx: click.Context, obj: Context, fmt_: str, alerts_out: str | None) -> None:
     """Spend against [[budgets]]; exit 2 when a threshold is crossed."""
     with open_warehouse(obj.config, write=False) as con:
         statuses = budgets_module.status(con, obj.config)
+    alerts = budgets_module.alerts(statuses)
     if fmt_ == "json":
         click.echo(json.dumps([s.to_json() for s in statuses], indent=2))
+    elif not statuses:
+        click.echo("No [[budgets]] with an amount in the config.")
     else:
         rows = [
             (
                 s.budget,
+                s.scope_text,
                 s.period,
                 s.currency,
                 s.amount,
                 s.spent,
+                s.amount - s.spent,
                 f"{s.used:.1%}",
+                ", ".join(f"{t:.0%}" for t in s.thresholds),
                 ", ".join(f"{t:.0%}" for t in s.crossed) or "-",
             )
             for s in statuses
         ]
         click.echo(
             table(
-                ["budget", "period", "currency", "amount", "spent", "used", "crossed"],
+                [
+                    "budget",
+                    "scope",
+                    "period",
+                    "currency",
+                    "amount",
+                    "spent",
+                    "remaining",
+                    "used",
+                    "thresholds",
+                    "crossed",
+                ],
                 rows,
-                ["amount", "spent"],
+                ["amount", "spent", "remaining"],
             )
         )
-    if any(s.crossed for s in statuses):
+    for alert in alerts:
+        click.echo(f"trainledger: alert: {alert['message']}", err=True)
+    if alerts_out:
+        budgets_module.write_alerts(Path(alerts_out), alerts)
+    if alerts:
         ctx.exit(int(ExitCode.BUDGET))

@@ -1,0 +1,49 @@
+"""The estimate command: FLOPs, GPU hours and money from an experiment's params, before or after a run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from trainledger.cli.context import Context
+from trainledger.estimate import inputs, render
+from trainledger.warehouse import open_warehouse
+
+
+@click.command()
+@click.argument("experiment_id", required=False)
+@click.option(
+    "--params",
+    "params_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="JSON file: a params object, or a record with method and params (SPEC §5).",
+)
+@click.option("--method", type=click.Choice(inputs.METHODS), default=None, help="Method for --params.")
+@click.option("--format", "fmt_", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.pass_obj
+def estimate(
+    obj: Context, experiment_id: str | None, params_file: str | None, method: str | None, fmt_: str
+) -> None:
+    """Estimate cost from first principles (SPEC §6), with every assumption shown beside it."""
+    if (experiment_id is None) == (params_file is None):
+        raise click.UsageError("give either EXPERIMENT_ID or --params FILE")
+    config = obj.config
+    if experiment_id is not None:
+        with open_warehouse(config, write=False) as con:
+            result = inputs.for_experiment(con, config, experiment_id)
+        title = experiment_id
+    else:
+        assert params_file is not None
+        if config.warehouse_path().exists():
+            with open_warehouse(config, write=False) as con:
+                result = inputs.from_file(Path(params_file), method, config, con)
+        else:
+            result = inputs.from_file(Path(params_file), method, config, None)
+        title = params_file
+    if fmt_ == "json":
+        click.echo(json.dumps({"source": title, **result.to_json()}, indent=2))
+    else:
+        click.echo(render.text(result, title), nl=False)

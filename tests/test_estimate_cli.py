@@ -1,0 +1,182 @@
+"""`trainledger estimate` and `report --with-metrics`, as a user runs them."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from conftest import Project
+
+
+def test_estimate_a_logged_experiment_shows_work_totals_and_assumptions(run) -> None:
+    run("nightly")
+    result = run("estimate", "exp-rl-0421")
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert out.startswith("Estimate for exp-rl-0421 (method rl), money in USD\n")
+    assert "policy update (forward+backward)" in out
+    assert "total                       410.25  2,822.54" in out
+    assert "≈ 51.28 h of wall clock on 8 GPUs" in out
+    assert "price_per_gpu_hour              6.88" in out
+    assert (
+        "decode_tokens_per_s_per_gpu@7B  7064              derived: peak 989 TFLOP/s x decode MFU 0.1 / (2 x 7B)"
+        in out
+    )
+
+
+def test_estimate_from_a_params_file_as_json(run, project: Project) -> None:
+    (project.root / "plan.json").write_text(
+        json.dumps(
+            {
+                "method": "sft",
+                "params": {
+                    "model_params_b": 8,
+                    "gpu_type": "A100",
+                    "gpus": 8,
+                    "train_samples": 100000,
+                    "avg_tokens_per_sample": 2000,
+                    "eval_samples": 1000,
+                    "eval_tokens_per_sample": 512,
+                    "eval_prompt_tokens": 256,
+                    "data_cost": "300.00",
+                },
+            }
+        ),
+        encoding="utf-8",
+    )
+    result = run("estimate", "--params", "plan.json", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    est = json.loads(result.stdout)
+    # 6 x 8e9 x 2e8 = 9.6e18 FLOPs / (312e12 x 0.4 x 3600) = 21.3675 GPU h x 21.958/8 = 58.65.
+    assert est["phases"][1] == {
+        "phase": "train",
+        "category": "compute",
+        "flops": 9600000000000000000,
+        "gpu_hours": "21.3675",
+        "cost": "58.65",
+    }
+    assert est["phases"][0] == {
+        "phase": "data",
+        "category": "data",
+        "flops": None,
+        "gpu_hours": None,
+        "cost": "300.00",
+    }
+    assert est["assumptions"]["price_per_gpu_hour"]["value"] == "2.74475"
+    assert est["missing"] == []
+    assert est["source"] == "plan.json"
+
+
+def test_estimate_explains_what_is_wrong(run, project: Project) -> None:
+    result = run("estimate")
+    assert result.exit_code == 2
+    assert "give either EXPERIMENT_ID or --params FILE" in result.stderr
+    (project.root / "plan.json").write_text('{"model_params_b": 7}', encoding="utf-8")
+    result = run("estimate", "--params", "plan.json")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        'trainledger: error: plan.json: no method: add "method": "sft" | "rl" | "opd" or pass --method\n'
+    )
+    run("nightly")
+    result = run("estimate", "exp-nope")
+    assert result.exit_code == 1
+    assert "experiment 'exp-nope' is not in the warehouse; run `trainledger ingest`" in result.stderr
+
+
+def test_report_with_metrics_gives_the_method_cost_benefit_table(run) -> None:
+    run("nightly")
+    result = run("report", "--by", "method", "--with-metrics", "--format", "csv")
+    assert result.exit_code == 0, result.stderr
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    by_key = {(r["level"], r["method"], r["experiment_id"]): r for r in rows}
+    rl = by_key[("method", "rl", "")]
+    # exp-rl-0419 4,736.78 + the failed exp-rl-0421 497.36; one gain of 0.31 -> 0.47 = 16 points.
+    assert rl["cost"] == "5234.13795526"
+    assert rl["experiments"] == "2"
+    assert rl["target_gain_points"] == "16.00"
+    assert rl["cost_per_point"] == "327.13"
+    failed = by_key[("experiment", "rl", "exp-rl-0421")]
+    assert (failed["status"], failed["target_gain_points"], failed["cost_per_point"]) == ("failed", "", "")
+    sft = by_key[("experiment", "sft", "exp-sft-0412")]
+    assert (sft["target_gain_points"], sft["general_change_points"], sft["cost_per_point"]) == (
+        "14.00",
+        "-2.00",
+        "554.04",
+    )
+    opd = by_key[("method", "opd", "")]
+    assert (opd["cost"], opd["cost_per_point"]) == ("2218.962", "147.93")
+
+
+def test_report_with_metrics_as_a_table_and_its_limits(run) -> None:
+    run("nightly")
+    result = run("report", "--by", "experiment", "--with-metrics")
+    assert result.exit_code == 0
+    assert (
+        "exp-opd-0425  succeeded  USD       2,218.96  +15.00       -1.00                   147.93"
+        in result.stdout
+    )
+    assert "all (" not in result.stdout
+    result = run("report", "--by", "project", "--with-metrics")
+    assert result.exit_code == 1
+    assert "--with-metrics reports --by method and/or experiment" in result.stderr
+
+
+def test_ingest_warns_when_an_experiment_cannot_be_estimated(run, project: Project, tmp_path: Path) -> None:
+    log = tmp_path / "log.jsonl"
+    log.write_text(
+        json.dumps(
+            {
+                "experiment_id": "exp-x",
+                "project": "p",
+                "method": "rl",
+                "started_at": "2026-11-01T00:00:00Z",
+                "params": {"model_params_b": 7},
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    text = project.config.read_text(encoding="utf-8")
+    uri_line = next(x for x in text.splitlines() if x.startswith('uri = "') and "experiments" in x)
+    project.write_config(text.replace(uri_line, f'uri = "{log}"'))
+    result = run("attribute")
+    assert result.exit_code == 0
+    assert "no estimate for exp-x: gpu_type: not given" in result.stderr
+
+
+def test_bad_params_in_the_log_stop_the_run_with_one_line(run, project: Project, tmp_path: Path) -> None:
+    log = tmp_path / "log.jsonl"
+    record = {
+        "experiment_id": "exp-x",
+        "method": "sft",
+        "started_at": "2026-11-01T00:00:00Z",
+        "params": {"epochs": "two"},
+    }
+    log.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    text = project.config.read_text(encoding="utf-8")
+    uri_line = next(x for x in text.splitlines() if x.startswith('uri = "') and "experiments" in x)
+    project.write_config(text.replace(uri_line, f'uri = "{log}"'))
+    result = run("attribute")
+    assert result.exit_code == 1
+    assert (
+        result.stderr == f"trainledger: error: {log}:1: exp-x: params.epochs: expected a number, got 'two'\n"
+    )
+
+
+def test_catalog_prices_in_the_warehouse_price_the_logged_experiments(run, project: Project) -> None:
+    import duckdb
+
+    project.warehouse.parent.mkdir(parents=True)
+    con = duckdb.connect(str(project.warehouse))
+    con.execute("CREATE TABLE prices (gpu_type VARCHAR, price_per_gpu_hour DECIMAL(18, 6), currency VARCHAR)")
+    con.execute("INSERT INTO prices VALUES ('NVIDIA H100 80GB', 11.061250, 'USD')")
+    con.close()
+    run("nightly")
+    result = run("reconcile", "exp-rl-0421", "--format", "json")
+    report = json.loads(result.stdout)
+    assert report["assumptions"]["estimator"]["price_per_gpu_hour"]["value"] == "11.06125"
+    assert report["assumptions"]["estimator"]["price_per_gpu_hour"]["source"].startswith("GCP Cloud Catalog")
+    train = next(r for r in report["rows"] if (r["phase"], r["category"]) == ("train", "compute"))
+    assert train["estimated"] == "1710.27"  # 154.6181 GPU h x 11.06125
