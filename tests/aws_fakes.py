@@ -37,9 +37,10 @@ class FakeAws:
 
     endpoint: str
     get_objects: list[str] = field(default_factory=list)
+    calls: list[str] = field(default_factory=list)  # "ec2.DescribeInstances", ... made by any client
 
-    def client(self, service: str, **kwargs: Any) -> Any:
-        return boto3.client(service, endpoint_url=self.endpoint, region_name="us-east-1", **kwargs)
+    def client(self, service: str, region: str = "us-east-1") -> Any:
+        return boto3.client(service, endpoint_url=self.endpoint, region_name=region)
 
     @property
     def s3(self) -> Any:
@@ -71,7 +72,7 @@ class FakeAws:
 
 @pytest.fixture
 def fake_aws(moto_endpoint: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> FakeAws:
-    """Fake credentials pointing boto3 at moto; every GetObject any client makes is recorded."""
+    """Fake credentials pointing boto3 at moto; every call any client makes is recorded."""
     for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3", "AWS_ROLE_ARN"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
@@ -86,6 +87,10 @@ def fake_aws(moto_endpoint: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
         client = original(self, *args, **kwargs)
         client.meta.events.register(
             "before-parameter-build.s3.GetObject", lambda params, **_: fake.get_objects.append(params["Key"])
+        )
+        client.meta.events.register(
+            "before-parameter-build",
+            lambda event_name, **_: fake.calls.append(".".join(event_name.split(".")[1:])),
         )
         return client
 

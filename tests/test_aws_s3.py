@@ -208,3 +208,22 @@ def test_aws_focus_export_from_s3(
     assert tags == [('{"cost-label":"qwen-coder-eval-sft"}',)]
     # 22 hours of p5.48xlarge at $55.04, tagged with the experiment.
     assert sft_train == (Decimal("1210.88"),)
+
+
+def test_listing_pages_past_1000_objects_to_find_the_manifest(
+    run, project: Project, fake_aws: FakeAws, demo_files: Path, tmp_path: Path
+) -> None:
+    """1,100 stale files of earlier executions sort before metadata/: the manifest is on the second page
+    of ListObjectsV2, and only the files it names are read."""
+    stale = tmp_path / "stale/cur/ml-cur2/data/BILLING_PERIOD=2026-11/earlier-execution"
+    stale.mkdir(parents=True)
+    for n in range(1100):
+        (stale / f"ml-cur2-{n + 1:05d}.csv.gz").write_bytes(b"not read")
+    bucket = fake_aws.bucket()
+    assert fake_aws.upload(bucket, tmp_path / "stale") == 1100
+    fake_aws.upload(bucket, demo_files / "aws")
+    project.write_config(source("cur", "aws-cur2", f"s3://{bucket}/cur/ml-cur2", fake_aws.endpoint))
+
+    assert_ok(run("ingest"))
+    assert len(fake_aws.get_objects) == 2
+    assert totals(project, "cur") == (2269, MONTH_BILLED, MONTH_BILLED)

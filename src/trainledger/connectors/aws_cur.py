@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from trainledger.config import Config, SourceConfig
@@ -120,8 +121,12 @@ def report_files(storage: Storage, delivery: Delivery) -> list[str]:
     return keys
 
 
-def scan(con: Connection, files: list[Path]) -> None:
-    """Read legacy CUR files (csv, csv.gz or parquet) and expose them under CUR 2.0 column names."""
+def scan(con: Connection, files: list[Path], *, union: bool = False) -> None:
+    """Read legacy CUR files (csv, csv.gz or parquet) and expose them under CUR 2.0 column names.
+
+    The chunks of one assembly share a header; ``union`` (files without a manifest, perhaps of several
+    months whose columns differ) matches columns by name, at the cost of a read buffer per file.
+    """
     names = [str(f) for f in files]
     if all(n.endswith(".parquet") for n in names):
         rel = con.read_parquet(
@@ -130,7 +135,9 @@ def scan(con: Connection, files: list[Path]) -> None:
         staging.create_raw_view(con, TEXT_VIEW, rel)
     elif all(n.endswith((".csv", ".csv.gz")) for n in names):
         try:
-            rel = con.read_csv(names, all_varchar=True, header=True, union_by_name=True, filename=True)
+            rel = con.read_csv(
+                names, all_varchar=True, header=True, filename=True, union_by_name=union, sample_size=1
+            )
         except Exception as exc:  # duckdb raises several error types for unreadable CSV/gzip
             raise InputError(f"{files[0]}: cannot read as CSV: {str(exc).splitlines()[0]}") from None
         staging.create_raw_view(con, f"{TEXT_VIEW}_rows", rel)
@@ -217,7 +224,7 @@ def ingest(
             delivery.version,
             reporter,
             names=storage.display_names(keys),
-            scanner=scan,
+            scanner=scan if delivery.manifest else partial(scan, union=True),
             what="CUR",
             only=period,
         )

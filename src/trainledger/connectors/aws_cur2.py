@@ -158,7 +158,12 @@ def scan(con: Connection, files: list[Path]) -> None:
         staging.create_raw_view(con, RAW_VIEW, rel)
         return
     if all(n.endswith((".csv", ".csv.gz")) for n in names):
-        rel = con.read_csv(names, all_varchar=True, header=True, union_by_name=True, filename=True)
+        # One delivery shares one header, so no union_by_name: it holds a read buffer per file (~17 MB each),
+        # which ran out of memory on a 1,100-file period. sample_size=1 skips re-sniffing every file.
+        try:
+            rel = con.read_csv(names, all_varchar=True, header=True, filename=True, sample_size=1)
+        except Exception as exc:  # duckdb raises several error types for unreadable CSV/gzip
+            raise InputError(f"{files[0]}: cannot read as CSV: {str(exc).splitlines()[0]}") from None
         staging.create_raw_view(con, f"{RAW_VIEW}_text", rel)
         cols = staging.view_columns(con, f"{RAW_VIEW}_text")
         maps = [c for c in MAP_COLUMNS if c in cols]
