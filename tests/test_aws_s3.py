@@ -227,3 +227,23 @@ def test_listing_pages_past_1000_objects_to_find_the_manifest(
     assert_ok(run("ingest"))
     assert len(fake_aws.get_objects) == 2
     assert totals(project, "cur") == (2269, MONTH_BILLED, MONTH_BILLED)
+
+
+def test_role_arn_is_assumed_and_aws_endpoint_url_is_honoured(
+    run, project: Project, fake_aws: FakeAws, demo_files: Path, monkeypatch
+) -> None:
+    """No endpoint_url in the config: boto3's own AWS_ENDPOINT_URL applies, to STS and S3 alike."""
+    bucket = fake_aws.bucket()
+    fake_aws.upload(bucket, demo_files / "aws")
+    monkeypatch.setenv("AWS_ENDPOINT_URL", fake_aws.endpoint)
+    project.write_config(
+        source(
+            "cur",
+            "aws-cur2",
+            f"s3://{bucket}/cur/ml-cur2",
+            role_arn="arn:aws:iam::111122223333:role/cost-read",
+        )
+    )
+    assert_ok(run("ingest"))
+    assert "sts.AssumeRole" in fake_aws.calls
+    assert totals(project, "cur") == (2269, MONTH_BILLED, MONTH_BILLED)
