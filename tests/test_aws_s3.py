@@ -146,6 +146,8 @@ def test_the_newest_legacy_assembly_replaces_the_month(
     fake_aws.upload(bucket, tmp_path / "d2")  # the new assembly, and the top-level manifest overwritten
     assert_ok(run("ingest"))
     assert totals(project, "legacy") == (2269, MONTH_BILLED, MONTH_BILLED)
+    cached = sorted(p.name for p in (project.root / ".trainledger/cache/legacy").rglob("*") if p.is_file())
+    assert cached == ["ml-cur-1.csv.gz", "ml-cur-2.csv.gz"]  # the first assembly's copies are gone
 
 
 def test_legacy_cur_and_cur2_of_the_same_usage_give_identical_allocations(

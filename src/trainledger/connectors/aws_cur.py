@@ -215,7 +215,9 @@ def ingest(
             continue
         keys = report_files(storage, delivery)
         reporter.step(f"{source.name} {delivery.period or 'file'}: reading {len(keys)} report file(s)")
-        files = storage.local_paths(keys)
+        files = storage.local_paths(
+            keys, scope=delivery.manifest.split("/", 1)[0] if delivery.manifest else None
+        )
         loaded = aws_cur2.load_period(
             con,
             source.name,

@@ -195,7 +195,7 @@ def ingest(
             continue
         keys = manifest_files(storage, delivery)
         reporter.step(f"{source.name} {delivery.period}: reading {len(keys)} file(s)")
-        files = storage.local_paths(keys)
+        files = storage.local_paths(keys, scope=f"data/BILLING_PERIOD={delivery.period}/")
         results.extend(
             load_period(
                 con,

@@ -27,7 +27,7 @@ def ingest(
             )
             continue
         keys = aws_cur2.manifest_files(storage, delivery)
-        files = storage.local_paths(keys)
+        files = storage.local_paths(keys, scope=f"data/BILLING_PERIOD={delivery.period}/")
         results.extend(
             focus.load_files(
                 con,

@@ -91,9 +91,16 @@ class S3Storage:
         os.replace(partial, target)
         return target
 
-    def local_paths(self, keys: Sequence[str]) -> list[Path]:
+    def local_paths(self, keys: Sequence[str], scope: str | None = None) -> list[Path]:
         with ThreadPoolExecutor(max_workers=PARALLEL_DOWNLOADS) as pool:
-            return list(pool.map(self._download, keys))
+            paths = list(pool.map(self._download, keys))
+        if scope:  # earlier deliveries of this period (old assemblies, old executions) are dead weight
+            keep = set(paths)
+            folder = self.cache_dir / _safe_key(scope.rstrip("/"))
+            for cached in folder.rglob("*") if folder.is_dir() else []:
+                if cached.is_file() and cached not in keep:
+                    cached.unlink()
+        return paths
 
     def display_names(self, keys: Sequence[str]) -> dict[str, str] | None:
         return {str(self.cache_dir / k): self.describe(k) for k in keys}

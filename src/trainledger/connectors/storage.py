@@ -36,8 +36,11 @@ class Storage(Protocol):
     def read_text(self, key: str) -> str:
         """A small object (a manifest) as text."""
 
-    def local_paths(self, keys: Sequence[str]) -> list[Path]:
-        """Local files holding these objects, in order; S3 downloads them, streaming, to the cache."""
+    def local_paths(self, keys: Sequence[str], scope: str | None = None) -> list[Path]:
+        """Local files holding these objects, in order; S3 downloads them, streaming, to the cache.
+
+        ``scope`` is the folder of the period being read: other files cached under it are removed.
+        """
 
     def display_names(self, keys: Sequence[str]) -> dict[str, str] | None:
         """How to name the local files of ``keys`` in charges and errors (None: their own paths)."""
@@ -103,7 +106,7 @@ class LocalStorage:
     def read_text(self, key: str) -> str:
         return (self.root / key).read_text(encoding="utf-8")
 
-    def local_paths(self, keys: Sequence[str]) -> list[Path]:
+    def local_paths(self, keys: Sequence[str], scope: str | None = None) -> list[Path]:
         return [self.root / _safe_key(k) for k in keys]
 
     def display_names(self, keys: Sequence[str]) -> dict[str, str] | None:
