@@ -1,8 +1,11 @@
 -- Normalise AWS CUR 2.0 line items (view cur2_raw_full) into FOCUS-shaped charges.
 -- Grain: one row per line item. Parameters: $source (source name).
--- Costs arrive as doubles and become DECIMAL(38, 12) once, here (double_to_money, schema.sql).
--- EffectiveCost is AWS's amortised cost by line item type: covered usage at its Savings Plan / reservation effective cost, the Savings Plan
--- recurring fee at its unused commitment, negation and upfront fees at zero, the rest as billed.
+-- Costs arrive as doubles and become DECIMAL(38, 12) once, here
+-- (double_to_money, schema.sql). EffectiveCost is AWS's amortised cost
+-- by line item type, as in AWS's Well-Architected "amortized cost by charge type" CUR query: covered usage
+-- at its Savings Plan / reservation effective cost, the Savings Plan recurring fee at its unused commitment,
+-- RIFee at its unused amortised upfront plus unused recurring fee, SP negation and upfront fee and a Fee
+-- carrying a reservation ARN at zero, everything else as billed. Legacy CUR arrives here renamed (aws_cur).
 WITH typed AS (
     SELECT
         *,
@@ -37,9 +40,11 @@ SELECT
         WHEN line_item_line_item_type IN ('SavingsPlanUpfrontFee', 'SavingsPlanRecurringFee', 'RIFee', 'Fee')
             THEN 'Purchase'
         WHEN line_item_line_item_type = 'Tax' THEN 'Tax'
-        WHEN line_item_line_item_type IN ('Credit', 'Refund', 'Discount', 'BundledDiscount', 'EdpDiscount',
+        WHEN line_item_line_item_type IN ('Credit', 'Discount', 'BundledDiscount', 'EdpDiscount',
                                           'PrivateRateDiscount', 'RiVolumeDiscount', 'DistributorDiscount')
             THEN 'Credit'
+        -- FOCUS files a refund under what it refunds, which a CUR Refund row does not say; Adjustment is
+        -- FOCUS's category for what fits no other. Unknown types land here too and are reported.
         ELSE 'Adjustment'
     END AS charge_category,
     CASE WHEN line_item_line_item_type = 'Refund' THEN 'Correction' END AS charge_class,

@@ -1,5 +1,6 @@
 -- Find the first CUR 2.0 row that cannot be trusted, before anything is written.
--- Grain: at most one row (file, row, column, problem). Parameters: $period (YYYY-MM of the partition).
+-- Grain: at most one row (file, row, column, problem). Parameters: $period (YYYY-MM of the partition, or
+-- NULL for files delivered without a manifest, whose rows name their own periods).
 WITH checked AS (
     SELECT
         filename AS file,
@@ -26,10 +27,10 @@ FROM (
     FROM checked WHERE currency IS NULL OR NOT regexp_full_match(currency, '[A-Z]{3}')
     UNION ALL
     SELECT file, row_no, 'bill_billing_period_start_date',
-           'expected a timestamp in billing period ' || $period || ', got '
+           'expected a timestamp' || coalesce(' in billing period ' || $period, '') || ', got '
                || coalesce('''' || CAST(period_start_text AS VARCHAR) || '''', 'nothing'), 3
     FROM checked
-    WHERE period_start IS NULL OR strftime(timezone('UTC', period_start), '%Y-%m') <> $period
+    WHERE period_start IS NULL OR strftime(timezone('UTC', period_start), '%Y-%m') <> coalesce($period, strftime(timezone('UTC', period_start), '%Y-%m'))
     UNION ALL
     SELECT file, row_no, 'line_item_usage_start_date',
            'expected a timestamp, got ' || coalesce('''' || CAST(usage_start_text AS VARCHAR) || '''', 'nothing'), 4

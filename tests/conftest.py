@@ -18,6 +18,8 @@ sys.path.insert(0, str(ROOT / "fixtures"))
 import generate  # noqa: E402  (fixtures/generate.py, put on the path above)
 from trainledger.cli import cli  # noqa: E402
 
+pytest_plugins = ["aws_fakes"]  # moto server and S3 helpers for the AWS connector tests
+
 
 def needs_reference(path: Path) -> None:
     """Skip (with a reason) in a user's clone, which has no ../shared."""

@@ -10,7 +10,7 @@ from trainledger import queries
 
 
 def test_every_query_file_is_used_by_the_commands(
-    run, project: Project, monkeypatch: pytest.MonkeyPatch, demo_files
+    fake_aws, run, project: Project, monkeypatch: pytest.MonkeyPatch, demo_files
 ) -> None:
     used: set[str] = set()
     original = queries.load
@@ -20,6 +20,10 @@ def test_every_query_file_is_used_by_the_commands(
         return original(name)
 
     monkeypatch.setattr(queries, "load", recording)
+    live_tags = '[[sources]]\nname = "live-tags"\nkind = "aws-tags"\nregions = ["eu-west-3"]\n'
+    project.write_config(
+        project.config.read_text(encoding="utf-8") + live_tags + f'endpoint_url = "{fake_aws.endpoint}"\n'
+    )
     commands = [
         ("nightly",),
         ("report",),

@@ -37,6 +37,9 @@ class Connector(Protocol):
 
 _MODULES = {
     "aws-cur2": "trainledger.connectors.aws_cur2",
+    "aws-cur": "trainledger.connectors.aws_cur",
+    "aws-focus": "trainledger.connectors.aws_focus",
+    "aws-tags": "trainledger.connectors.aws_tags",
     "focus": "trainledger.connectors.focus",
     "manual": "trainledger.connectors.manual",
 }

@@ -1,18 +1,25 @@
-"""AWS Data Exports CUR 2.0: manifest-driven, one billing period replaced at a time.
+"""AWS Data Exports CUR 2.0, local or ``s3://``: manifest-driven, one billing period replaced at a time.
 
 Layout: ``<prefix>/<export>/data/BILLING_PERIOD=YYYY-MM/*.parquet|*.csv.gz`` with the manifest in
-``<prefix>/<export>/metadata/BILLING_PERIOD=YYYY-MM/<export>-Manifest.json``, written after the data.
+``<prefix>/<export>/metadata/BILLING_PERIOD=YYYY-MM/<export>-Manifest.json``, written after the data. The
+source ``uri`` is ``<prefix>/<export>``. AWS's FOCUS exports use the same layout (see ``aws_focus``).
 """
 
 from __future__ import annotations
 
 import json
+import re
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from trainledger import queries
 from trainledger.config import Config, SourceConfig
 from trainledger.connectors import IngestResult, staging
+from trainledger.connectors.storage import Entry, Storage, fingerprint, open_storage, resolve
 from trainledger.errors import InputError, SourceError
+from trainledger.money import fmt
 from trainledger.reporter import Reporter
 from trainledger.warehouse import Connection
 
@@ -62,40 +69,84 @@ OPTIONAL = {
 MAP_COLUMNS = ("resource_tags", "product", "cost_category", "discount")
 
 
-def _periods(root: Path) -> list[str]:
-    metadata = root / "metadata"
-    if not metadata.is_dir():
-        if (root / "data").is_dir():
-            raise SourceError(f"{root}: no metadata/ folder: the CUR 2.0 manifest is missing")
-        raise SourceError(f"{root}: not a CUR 2.0 export folder (expected data/ and metadata/ inside)")
-    return sorted(p.name.split("=", 1)[1] for p in metadata.glob("BILLING_PERIOD=*") if p.is_dir())
+@dataclass(frozen=True)
+class Delivery:
+    """The current delivery of one billing period: its manifest and a version from listing metadata."""
+
+    period: str
+    manifest: str
+    version: str
 
 
-def _manifest(root: Path, period: str) -> tuple[str, list[Path]]:
-    """The period's execution id and data files, as the manifest names them."""
-    folder = root / "metadata" / f"BILLING_PERIOD={period}"
-    manifests = sorted(folder.glob("*Manifest.json"))
+_MANIFEST = re.compile(r"^metadata/BILLING_PERIOD=(\d{4}-\d{2})/[^/]*Manifest\.json$")
+_DATA = re.compile(r"^data/BILLING_PERIOD=(\d{4}-\d{2})/")
+
+
+def deliveries(
+    storage: Storage, period: str | None, reporter: Reporter, what: str = "CUR 2.0"
+) -> list[Delivery]:
+    """The periods of a Data Exports layout (CUR 2.0 or FOCUS), decided from the listing alone.
+
+    The version covers the period's manifest and data objects, so a rewritten period (new execution, late
+    restatement) is seen without reading anything.
+    """
+    manifests: dict[str, list[Entry]] = defaultdict(list)
+    data: dict[str, list[Entry]] = defaultdict(list)
+    for entry in storage.entries():
+        if match := _MANIFEST.match(entry.key):
+            manifests[match.group(1)].append(entry)
+        elif match := _DATA.match(entry.key):
+            data[match.group(1)].append(entry)
     if not manifests:
-        raise SourceError(f"{folder}: no *-Manifest.json: the export for {period} is incomplete or missing")
-    path = manifests[-1]
+        if data:
+            raise SourceError(
+                f"{storage.describe('metadata/')}: no *-Manifest.json: the {what} manifest is missing"
+            )
+        raise SourceError(
+            f"{storage.describe()}: not a Data Exports folder (expected data/ and metadata/ inside); "
+            "point uri at <prefix>/<export name>"
+        )
+    if period is not None and period not in manifests:
+        raise SourceError(
+            f"{storage.describe(f'metadata/BILLING_PERIOD={period}/')}: no *-Manifest.json: "
+            f"the export for {period} is incomplete or missing"
+        )
+    for waiting in sorted(set(data) - set(manifests)):
+        if period in (None, waiting):
+            reporter.warn(f"{storage.describe()}: {waiting} has data files but no manifest yet; skipped")
+    found = []
+    for billing_period in sorted(manifests):
+        if period is None or billing_period == period:
+            manifest = max(manifests[billing_period], key=lambda e: e.key)
+            version = fingerprint([manifest, *data[billing_period]])
+            found.append(Delivery(billing_period, manifest.key, version))
+    return found
+
+
+def manifest_files(storage: Storage, delivery: Delivery) -> list[str]:
+    """The data files the period's manifest names (``dataFiles``), each checked to exist."""
+    where = storage.describe(delivery.manifest)
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
+        manifest = json.loads(storage.read_text(delivery.manifest))
         listed = manifest["dataFiles"]
-    except (json.JSONDecodeError, KeyError, TypeError) as exc:
-        raise InputError(f"{path}: not a Data Exports manifest ({exc})") from None
+        if not isinstance(listed, list):
+            raise TypeError("dataFiles is not a list")
+    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError) as exc:
+        raise InputError(f"{where}: not a Data Exports manifest ({exc})") from None
+    if not listed:
+        raise InputError(f"{where}: the manifest lists no data files")
     files = []
-    for uri in listed:
-        marker = f"/data/BILLING_PERIOD={period}/"
-        if marker not in uri:
-            raise InputError(f"{path}: data file {uri!r} is outside data/BILLING_PERIOD={period}/")
-        local = root / "data" / f"BILLING_PERIOD={period}" / uri.split(marker, 1)[1]
-        if not local.is_file():
-            raise SourceError(f"{path}: names data file {uri!r}, which does not exist at {local}")
-        files.append(local)
-    if not files:
-        raise InputError(f"{path}: the manifest lists no data files")
-    stats = ",".join(f"{f.name}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in files)
-    return f"{manifest.get('executionId', '')}|{stats}", files
+    partition = f"data/BILLING_PERIOD={delivery.period}/"
+    for reference in listed:
+        key = resolve(storage, str(reference))
+        if key is None:
+            raise SourceError(
+                f"{where}: names data file {reference!r}, which does not exist under {storage.describe()}"
+            )
+        if not key.startswith(partition):
+            raise InputError(f"{where}: data file {reference!r} is outside {partition}")
+        files.append(key)
+    return files
 
 
 def scan(con: Connection, files: list[Path]) -> None:
@@ -108,7 +159,12 @@ def scan(con: Connection, files: list[Path]) -> None:
         staging.create_raw_view(con, RAW_VIEW, rel)
         return
     if all(n.endswith((".csv", ".csv.gz")) for n in names):
-        rel = con.read_csv(names, all_varchar=True, header=True, union_by_name=True, filename=True)
+        # One delivery shares one header, so no union_by_name: it holds a read buffer per file (~17 MB each),
+        # which ran out of memory on a 1,100-file period. sample_size=1 skips re-sniffing every file.
+        try:
+            rel = con.read_csv(names, all_varchar=True, header=True, filename=True, sample_size=1)
+        except Exception as exc:  # duckdb raises several error types for unreadable CSV/gzip
+            raise InputError(f"{files[0]}: cannot read as CSV: {str(exc).splitlines()[0]}") from None
         staging.create_raw_view(con, f"{RAW_VIEW}_text", rel)
         cols = staging.view_columns(con, f"{RAW_VIEW}_text")
         maps = [c for c in MAP_COLUMNS if c in cols]
@@ -120,7 +176,7 @@ def scan(con: Connection, files: list[Path]) -> None:
         select = f"* REPLACE ({replace})" if replace else "*"
         con.execute(
             f"CREATE OR REPLACE TEMP VIEW {RAW_VIEW} AS SELECT {select}, "
-            f"CAST(row_number() OVER () AS BIGINT) AS file_row_number FROM {RAW_VIEW}_text"
+            f"CAST(row_number() OVER (PARTITION BY filename) - 1 AS BIGINT) AS file_row_number FROM {RAW_VIEW}_text"
         )
         return
     raise InputError(f"{files[0].parent}: expected .parquet or .csv.gz data files, got {names[0]}")
@@ -129,40 +185,72 @@ def scan(con: Connection, files: list[Path]) -> None:
 def ingest(
     con: Connection, source: SourceConfig, config: Config, period: str | None, reporter: Reporter
 ) -> list[IngestResult]:
-    if not source.uri:
-        raise SourceError(f"source {source.name!r}: `uri` is required for kind aws-cur2")
-    if source.uri.startswith("s3://"):
-        raise SourceError(f"source {source.name!r}: s3:// is not supported yet; sync the export to a folder")
-    root = Path(config.resolve(source.uri))
-    if not root.exists():
-        raise SourceError(f"source {source.name!r}: {root} does not exist")
-    periods = [p for p in _periods(root) if period is None or p == period]
+    storage = open_storage(source, config)
     results = []
-    for billing_period in periods:
-        version, files = _manifest(root, billing_period)
-        if staging.known_version(con, source.name, billing_period) == version:
-            reporter.detail(f"{source.name} {billing_period}: unchanged, skipped")
-            results.append(IngestResult(source.name, billing_period, 0, skipped=True, version=version))
+    for delivery in deliveries(storage, period, reporter):
+        if staging.known_version(con, source.name, delivery.period) == delivery.version:
+            reporter.detail(f"{source.name} {delivery.period}: unchanged, skipped")
+            results.append(
+                IngestResult(source.name, delivery.period, 0, skipped=True, version=delivery.version)
+            )
             continue
-        reporter.step(f"{source.name} {billing_period}: reading {len(files)} file(s)")
-        results.append(load_period(con, source.name, billing_period, files, version))
+        keys = manifest_files(storage, delivery)
+        reporter.step(f"{source.name} {delivery.period}: reading {len(keys)} file(s)")
+        files = storage.local_paths(keys, scope=f"data/BILLING_PERIOD={delivery.period}/")
+        results.extend(
+            load_period(
+                con,
+                source.name,
+                delivery.period,
+                files,
+                delivery.version,
+                reporter,
+                names=storage.display_names(keys),
+            )
+        )
     return results
 
 
-def load_period(con: Connection, source: str, period: str, files: list[Path], version: str) -> IngestResult:
-    scan(con, files)
-    where = str(files[0]) if len(files) == 1 else str(files[0].parent)
-    staging.add_missing_columns(con, RAW_VIEW, OPTIONAL, REQUIRED, where, "CUR 2.0")
+Scanner = Callable[[Connection, list[Path]], None]
+
+
+def load_period(
+    con: Connection,
+    source: str,
+    period: str | None,
+    files: list[Path],
+    version: str,
+    reporter: Reporter,
+    *,
+    names: dict[str, str] | None = None,
+    scanner: Scanner = scan,
+    what: str = "CUR 2.0",
+    only: str | None = None,
+) -> list[IngestResult]:
+    """Stage the files as charges and replace their period(s).
+
+    ``period`` None (files without a manifest) takes the periods the rows name, or just ``only``.
+    """
+    scanner(con, files)
+    staging.show_files_as(con, RAW_VIEW, names)
+    shown = [names.get(str(f), str(f)) if names else str(f) for f in files]
+    where = shown[0] if len(shown) == 1 else str(Path(shown[0]).parent)
+    staging.add_missing_columns(con, RAW_VIEW, OPTIONAL, REQUIRED, where, what)
     staging.first_problem(con, "validate_cur2", {"period": period})
     con.execute(
         "CREATE OR REPLACE TEMP TABLE staged_charges AS " + queries.load("normalize_cur2"), {"source": source}
     )
     staging.first_problem(con, "validate_staged", {})
-    return staging.replace_period(
-        con,
-        source=source,
-        period=period,
-        staged="staged_charges",
-        version=version,
-        files=[str(f) for f in files],
+    for kind, count, billed in con.execute(queries.load("cur_unknown_line_item_types")).fetchall():
+        reporter.warn(
+            f"{source}: {count} line item(s) of unknown type {kind!r} (billed {fmt(billed)}) carried as Adjustment"
+        )
+    periods = (
+        [period] if period is not None else [p for p in staging.staged_periods(con) if only in (None, p)]
     )
+    return [
+        staging.replace_period(
+            con, source=source, period=p, staged="staged_charges", version=version, files=shown
+        )
+        for p in periods
+    ]

@@ -70,7 +70,11 @@ def scan(con: Connection, files: list[Path]) -> None:
         rel = con.read_parquet(
             names, union_by_name=True, filename=True, file_row_number=True, hive_partitioning=False
         )
-        staging.create_raw_view(con, RAW_VIEW, rel)
+        staging.create_raw_view(con, f"{RAW_VIEW}_typed", rel)
+        tags_type = staging.view_columns(con, f"{RAW_VIEW}_typed").get("Tags", "")
+        # AWS writes Tags as a parquet map; charges keep tags as a JSON object.
+        select = "* REPLACE (CAST(to_json(Tags) AS VARCHAR) AS Tags)" if tags_type.startswith("MAP") else "*"
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {RAW_VIEW} AS SELECT {select} FROM {RAW_VIEW}_typed")
         return
     if any(n.endswith(".parquet") for n in names):
         raise InputError(f"{files[0].parent}: mixes parquet and CSV FOCUS files; keep one format per source")
@@ -111,11 +115,20 @@ def ingest(
 
 
 def load_files(
-    con: Connection, source: str, files: list[Path], version: str, period: str | None, reporter: Reporter
+    con: Connection,
+    source: str,
+    files: list[Path],
+    version: str,
+    period: str | None,
+    reporter: Reporter,
+    names: dict[str, str] | None = None,
 ) -> list[IngestResult]:
+    """Stage FOCUS files and replace each period they hold (only ``period`` when given)."""
     reporter.step(f"{source}: reading {len(files)} FOCUS file(s)")
     scan(con, files)
-    where = str(files[0]) if len(files) == 1 else str(files[0].parent)
+    staging.show_files_as(con, RAW_VIEW, names)
+    shown = [names.get(str(f), str(f)) if names else str(f) for f in files]
+    where = shown[0] if len(shown) == 1 else str(Path(shown[0]).parent)
     staging.add_missing_columns(con, RAW_VIEW, OPTIONAL, REQUIRED, where, "FOCUS")
     staging.first_problem(con, "validate_focus", {})
     con.execute(
@@ -139,7 +152,7 @@ def load_files(
                 period=billing_period,
                 staged="staged_charges",
                 version=version,
-                files=[str(f) for f in files],
+                files=shown,
             )
         )
     return results

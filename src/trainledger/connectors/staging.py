@@ -109,3 +109,26 @@ def known_version(con: Connection, source: str, period: str) -> str | None:
         {"source": source, "period": period},
     ).fetchone()
     return row[0] if row else None
+
+
+def show_files_as(con: Connection, view: str, names: dict[str, str] | None) -> None:
+    """Make ``view``'s ``filename`` column read as the original location (``s3://...``), not the cache path.
+
+    Charges keep ``source_file`` and errors name the file, so both should point where the user can look.
+    """
+    if not names:
+        return
+    con.execute("CREATE OR REPLACE TEMP TABLE raw_file_names (local VARCHAR, display VARCHAR)")
+    con.executemany("INSERT INTO raw_file_names VALUES (?, ?)", sorted(names.items()))
+    con.execute(f'DROP VIEW IF EXISTS "{view}_local"')
+    con.execute(f'ALTER VIEW "{view}" RENAME TO "{view}_local"')
+    con.execute(
+        f'CREATE TEMP VIEW "{view}" AS SELECT v.* REPLACE (coalesce(n.display, v.filename) AS filename) '
+        f'FROM "{view}_local" v LEFT JOIN raw_file_names n ON n.local = v.filename'
+    )
+
+
+def staged_periods(con: Connection, staged: str = "staged_charges") -> list[str]:
+    return [
+        r[0] for r in con.execute(f'SELECT DISTINCT billing_period FROM "{staged}" ORDER BY 1').fetchall()
+    ]

@@ -1,0 +1,246 @@
+"""Legacy AWS Cost and Usage Reports, local or ``s3://``: the newest assembly replaces the whole month.
+
+Layout under the source ``uri`` (``<prefix>/<report name>``)::
+
+    yyyymmdd-yyyymmdd/<report>-Manifest.json            the current assembly, overwritten at each delivery
+    yyyymmdd-yyyymmdd/<assemblyId>/<report>-<n>.csv.gz  each delivery restates the month to date
+    yyyymmdd-yyyymmdd/<assemblyId>/<report>-Manifest.json
+
+Only the top-level manifest's ``reportKeys`` are read, all of them, and the period is replaced in one step:
+never a union of assemblies, never a single chunk. Columns (``lineItem/UnblendedCost``, or the Athena
+parquet form ``line_item_unblended_cost``) are renamed onto the CUR 2.0 names and ``resourceTags/user:<Key>``
+columns folded into the ``resource_tags`` map, so one normaliser (``normalize_cur2.sql``) serves both.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+from trainledger.config import Config, SourceConfig
+from trainledger.connectors import IngestResult, aws_cur2, staging
+from trainledger.connectors.storage import Entry, LocalStorage, Storage, fingerprint, open_storage, resolve
+from trainledger.errors import InputError, SourceError
+from trainledger.reporter import Reporter
+from trainledger.warehouse import Connection
+
+TEXT_VIEW = "cur_legacy_text"
+DATA_SUFFIXES = (".csv", ".csv.gz", ".parquet")
+_TOP_MANIFEST = re.compile(r"^(\d{8})-(\d{8})/[^/]*Manifest\.json$")
+_TAG_COLUMN = re.compile(r"^(?:resourceTags/|resource_tags_)(.+)$")
+_COST_CATEGORY_COLUMN = re.compile(r"^(?:costCategory/|cost_category_)")
+# Product attributes the normaliser reads from CUR 2.0's product map.
+_PRODUCT_KEYS = {"product_product_name": "product_name", "product_region": "region"}
+
+
+def cur2_name(column: str) -> str:
+    """``lineItem/UnblendedCost`` → ``line_item_unblended_cost``, as AWS's own parquet form spells it.
+
+    Every capital starts a word (so ``reservation/ReservationARN`` → ``reservation_reservation_a_r_n``,
+    as in CUR 2.0); names already in snake case are unchanged.
+    """
+    text = re.sub(r"([A-Z])", r"_\1", column).lower()
+    return re.sub(r"[^a-z0-9]+", "_", text).strip("_")
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+@dataclass(frozen=True)
+class Delivery:
+    period: str | None  # None: files without a manifest, whose rows name their periods
+    manifest: str | None
+    version: str
+
+
+def deliveries(storage: Storage, period: str | None, source: str, reporter: Reporter) -> list[Delivery]:
+    """The current assembly of each period, from the top-level manifests in the listing."""
+    entries = storage.entries()
+    found = []
+    for entry in entries:
+        match = _TOP_MANIFEST.match(entry.key)
+        if not match:
+            continue
+        start = match.group(1)
+        billing_period = f"{start[:4]}-{start[4:6]}"
+        if period is not None and billing_period != period:
+            continue
+        folder = entry.key.split("/", 1)[0] + "/"
+        version = fingerprint(e for e in entries if e.key.startswith(folder))
+        found.append(Delivery(billing_period, entry.key, version))
+    if found or any(_TOP_MANIFEST.match(e.key) for e in entries):
+        return sorted(found, key=lambda d: d.period or "")
+    data = [e for e in entries if e.key.endswith(DATA_SUFFIXES)]
+    if isinstance(storage, LocalStorage) and data:
+        reporter.warn(
+            f"{source}: no report manifest under {storage.describe()}: reading its {len(data)} file(s) as one "
+            "complete delivery (local files only)"
+        )
+        return [Delivery(None, None, fingerprint(data))]
+    raise SourceError(
+        f"{storage.describe()}: no yyyymmdd-yyyymmdd/<report>-Manifest.json found: the legacy CUR manifest is "
+        "missing; point uri at <prefix>/<report name>"
+    )
+
+
+def report_files(storage: Storage, delivery: Delivery) -> list[str]:
+    """All ``reportKeys`` of the current assembly (or every data file when there is no manifest)."""
+    if delivery.manifest is None:
+        return [e.key for e in storage.entries() if e.key.endswith(DATA_SUFFIXES)]
+    where = storage.describe(delivery.manifest)
+    try:
+        manifest = json.loads(storage.read_text(delivery.manifest))
+        listed = manifest["reportKeys"]
+        if not isinstance(listed, list):
+            raise TypeError("reportKeys is not a list")
+    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError) as exc:
+        raise InputError(f"{where}: not a CUR report manifest ({exc})") from None
+    if not listed:
+        raise InputError(f"{where}: assembly {manifest.get('assemblyId')!r} lists no report files")
+    keys = []
+    for reference in listed:
+        key = resolve(storage, str(reference))
+        if key is None:
+            raise SourceError(
+                f"{where}: names report file {reference!r} (assembly {manifest.get('assemblyId')!r}), "
+                f"which does not exist under {storage.describe()}"
+            )
+        if key.endswith(".zip"):
+            raise InputError(
+                f"{where}: ZIP-compressed reports are not supported; choose GZIP or Parquet for the report"
+            )
+        keys.append(key)
+    return keys
+
+
+def scan(con: Connection, files: list[Path], *, union: bool = False) -> None:
+    """Read legacy CUR files (csv, csv.gz or parquet) and expose them under CUR 2.0 column names.
+
+    The chunks of one assembly share a header; ``union`` (files without a manifest, perhaps of several
+    months whose columns differ) matches columns by name, at the cost of a read buffer per file.
+    """
+    names = [str(f) for f in files]
+    if all(n.endswith(".parquet") for n in names):
+        rel = con.read_parquet(
+            names, union_by_name=True, filename=True, file_row_number=True, hive_partitioning=False
+        )
+        staging.create_raw_view(con, TEXT_VIEW, rel)
+    elif all(n.endswith((".csv", ".csv.gz")) for n in names):
+        try:
+            rel = con.read_csv(
+                names, all_varchar=True, header=True, filename=True, union_by_name=union, sample_size=1
+            )
+        except Exception as exc:  # duckdb raises several error types for unreadable CSV/gzip
+            raise InputError(f"{files[0]}: cannot read as CSV: {str(exc).splitlines()[0]}") from None
+        staging.create_raw_view(con, f"{TEXT_VIEW}_rows", rel)
+        con.execute(
+            f"CREATE OR REPLACE TEMP VIEW {TEXT_VIEW} AS SELECT *, CAST(row_number() OVER (PARTITION BY filename) "
+            f"- 1 AS BIGINT) AS file_row_number FROM {TEXT_VIEW}_rows"
+        )
+    else:
+        raise InputError(
+            f"{files[0].parent}: expected .csv, .csv.gz or .parquet report files, got {names[0]}"
+        )
+    con.execute(
+        f"CREATE OR REPLACE TEMP VIEW {aws_cur2.RAW_VIEW} AS {_projection(staging.view_columns(con, TEXT_VIEW))}"
+    )
+
+
+def _projection(columns: dict[str, str]) -> str:
+    """SELECT renaming legacy columns to CUR 2.0 names, with tags and product attributes as maps.
+
+    Column names come from the file header; they reach SQL only as quoted identifiers and literals.
+    """
+    select: list[str] = []
+    taken = {"filename", "file_row_number"}
+    tags: list[tuple[str, str]] = []
+    renamed: dict[str, str] = {}
+    for column in columns:
+        if column in taken:
+            continue
+        if match := _TAG_COLUMN.match(column):
+            tags.append((match.group(1), column))
+            continue
+        if _COST_CATEGORY_COLUMN.match(column):
+            continue
+        target = cur2_name(column)
+        if not target or target in renamed.values() or target in taken:
+            continue
+        renamed[column] = target
+        select.append(f"{_ident(column)} AS {_ident(target)}")
+    if tags:
+        select.append(f"{_map(tags)} AS resource_tags")
+    product = [(key, source) for source, key in _PRODUCT_KEYS.items() if source in renamed.values()]
+    if product:
+        select.append(f"{_map(product)} AS product")
+    select += ["filename", "file_row_number"]
+    return f"SELECT {', '.join(select)} FROM {TEXT_VIEW}"
+
+
+def _map(pairs: list[tuple[str, str]]) -> str:
+    """A MAP(VARCHAR, VARCHAR) of the non-empty values of (key, column) pairs."""
+    entries = ", ".join(
+        f"{{'k': {_literal(key)}, 'v': CAST({_ident(col)} AS VARCHAR)}}" for key, col in pairs
+    )
+    return (
+        f"CAST(map_from_entries(list_filter([{entries}], lambda e: e.v IS NOT NULL AND e.v <> '')) "
+        "AS MAP(VARCHAR, VARCHAR))"
+    )
+
+
+def ingest(
+    con: Connection, source: SourceConfig, config: Config, period: str | None, reporter: Reporter
+) -> list[IngestResult]:
+    storage = open_storage(source, config)
+    if isinstance(storage, LocalStorage) and storage.root.is_file():
+        storage = _SingleFile(storage.root)
+    results: list[IngestResult] = []
+    for delivery in deliveries(storage, period, source.name, reporter):
+        if (
+            delivery.period is not None
+            and staging.known_version(con, source.name, delivery.period) == delivery.version
+        ):
+            reporter.detail(f"{source.name} {delivery.period}: unchanged, skipped")
+            results.append(
+                IngestResult(source.name, delivery.period, 0, skipped=True, version=delivery.version)
+            )
+            continue
+        keys = report_files(storage, delivery)
+        reporter.step(f"{source.name} {delivery.period or 'file'}: reading {len(keys)} report file(s)")
+        files = storage.local_paths(
+            keys, scope=delivery.manifest.split("/", 1)[0] if delivery.manifest else None
+        )
+        loaded = aws_cur2.load_period(
+            con,
+            source.name,
+            delivery.period,
+            files,
+            delivery.version,
+            reporter,
+            names=storage.display_names(keys),
+            scanner=scan if delivery.manifest else partial(scan, union=True),
+            what="CUR",
+            only=period,
+        )
+        results.extend(loaded)
+    return results
+
+
+class _SingleFile(LocalStorage):
+    """One local report file given directly as the ``uri``."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path.parent)
+        self.path = path
+
+    def entries(self) -> list[Entry]:
+        stat = self.path.stat()
+        return [Entry(self.path.name, stat.st_size, str(stat.st_mtime_ns))]

@@ -1,0 +1,139 @@
+"""Where a bill's files live, a local folder or an S3 prefix, behind one small interface.
+
+Discovery (periods, manifests, which files are current) needs only listings and small reads, so each
+layout is written once over :class:`Storage`. Data files are then made local (S3 objects are streamed into
+a cache folder) and read by DuckDB, so a local copy and the S3 original give identical charges.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from trainledger.config import Config, SourceConfig
+from trainledger.errors import SourceError
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One object: its key relative to the storage root ('/'-separated), size and change tag."""
+
+    key: str
+    size: int
+    tag: str  # the ETag on S3, the modification time on disk: changes whenever the object is rewritten
+
+
+class Storage(Protocol):
+    def describe(self, key: str = "") -> str:
+        """The location of ``key`` (or of the root) as the user would write it, for messages."""
+
+    def entries(self) -> list[Entry]:
+        """Every object under the root, all pages, read once per ingest."""
+
+    def read_text(self, key: str) -> str:
+        """A small object (a manifest) as text."""
+
+    def local_paths(self, keys: Sequence[str], scope: str | None = None) -> list[Path]:
+        """Local files holding these objects, in order; S3 downloads them, streaming, to the cache.
+
+        ``scope`` is the folder of the period being read: other files cached under it are removed.
+        """
+
+    def display_names(self, keys: Sequence[str]) -> dict[str, str] | None:
+        """How to name the local files of ``keys`` in charges and errors (None: their own paths)."""
+
+
+def fingerprint(entries: Iterable[Entry]) -> str:
+    """A version string that changes when any of these objects is added, removed or rewritten."""
+    digest = hashlib.sha256()
+    for entry in sorted(entries, key=lambda e: e.key):
+        digest.update(f"{entry.key}\0{entry.size}\0{entry.tag}\n".encode())
+    return digest.hexdigest()
+
+
+def resolve(storage: Storage, reference: str) -> str | None:
+    """The key under the root that a manifest's reference names, or None when no such object exists.
+
+    Manifests name objects by their full S3 key (or ``s3://bucket/key``) as delivered; the source may be a
+    local copy or a replica under another bucket or prefix, so the longest trailing part of the reference
+    that is an existing key is taken.
+    """
+    key = reference.split("://", 1)[1].split("/", 1)[-1] if "://" in reference else reference
+    parts = [p for p in key.split("/") if p]
+    present = _key_set(storage)
+    for start in range(len(parts)):
+        candidate = "/".join(parts[start:])
+        if candidate in present:
+            return candidate
+    return None
+
+
+def _key_set(storage: Storage) -> set[str]:
+    return {e.key for e in storage.entries()}
+
+
+def _safe_key(key: str) -> str:
+    parts = key.split("/")
+    if key.startswith("/") or any(p in ("", ".", "..") for p in parts):
+        raise SourceError(f"object key {key!r} is not a plain relative path; refusing to cache it")
+    return key
+
+
+class LocalStorage:
+    """A folder playing the bucket prefix: the same layout as in S3, read in place."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._entries: list[Entry] | None = None
+
+    def describe(self, key: str = "") -> str:
+        return str(self.root / key) if key else str(self.root)
+
+    def entries(self) -> list[Entry]:
+        if self._entries is None:
+            found = []
+            for path in sorted(self.root.rglob("*")):
+                if path.is_file():
+                    stat = path.stat()
+                    key = path.relative_to(self.root).as_posix()
+                    found.append(Entry(key, stat.st_size, str(stat.st_mtime_ns)))
+            self._entries = found
+        return self._entries
+
+    def read_text(self, key: str) -> str:
+        return (self.root / key).read_text(encoding="utf-8")
+
+    def local_paths(self, keys: Sequence[str], scope: str | None = None) -> list[Path]:
+        return [self.root / _safe_key(k) for k in keys]
+
+    def display_names(self, keys: Sequence[str]) -> dict[str, str] | None:
+        return None
+
+
+def default_cache_dir(source: SourceConfig, config: Config) -> Path:
+    """``cache_dir`` from the config, else ``<warehouse folder>/cache/<source name>``."""
+    if source.cache_dir:
+        return Path(config.resolve(source.cache_dir))
+    return config.warehouse_path().parent / "cache" / source.name
+
+
+def open_storage(source: SourceConfig, config: Config) -> Storage:
+    """The storage behind a source's ``uri``: ``s3://bucket/prefix`` or a local folder."""
+    if not source.uri:
+        raise SourceError(f"source {source.name!r}: `uri` is required for kind {source.kind}")
+    if source.uri.startswith("s3://"):
+        from trainledger.connectors.aws_session import AwsContext
+        from trainledger.connectors.s3 import S3Storage
+
+        return S3Storage(AwsContext(source), source.uri, default_cache_dir(source, config))
+    if "://" in source.uri:
+        raise SourceError(
+            f"source {source.name!r}: kind {source.kind} reads s3:// or a local folder, not {source.uri}"
+        )
+    root = Path(config.resolve(source.uri))
+    if not root.exists():
+        raise SourceError(f"source {source.name!r}: {root} does not exist")
+    return LocalStorage(root)
