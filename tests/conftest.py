@@ -88,3 +88,13 @@ def nightly_warehouse(tmp_path_factory: pytest.TempPathFactory, demo_files: Path
     result = CliRunner().invoke(cli, ["--config", str(proj.config), "nightly"], catch_exceptions=False)
     assert result.exit_code in (0, 2), result.stderr
     return proj
+
+
+@pytest.fixture(autouse=True)
+def _no_real_metadata_servers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test may reach the real link-local metadata address: unless a test points the run logger's
+    probes at its own fake, they go to a closed loopback port and find nothing at once."""
+    monkeypatch.setenv("TRAINLEDGER_IMDS_ENDPOINT", "http://127.0.0.1:9")
+    monkeypatch.setenv("TRAINLEDGER_GCE_METADATA_ENDPOINT", "http://127.0.0.1:9")
+    for name in ("TRAINLEDGER_LOG", "TRAINLEDGER_RESOURCE_ID", "TRAINLEDGER_GPUS", "TRAINLEDGER_DETECT"):
+        monkeypatch.delenv(name, raising=False)

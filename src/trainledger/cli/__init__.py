@@ -69,6 +69,7 @@ def cli(
 
 def _register() -> None:
     from trainledger.cli import batch, reports
+    from trainledger.cli import runlog as runlog_cli
 
     for command in (
         batch.init,
@@ -80,6 +81,7 @@ def _register() -> None:
         reports.export,
         reports.labels,
         reports.budgets,
+        runlog_cli.log_group,
     ):
         cli.add_command(command)
 
