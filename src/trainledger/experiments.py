@@ -137,7 +137,7 @@ def log_records(config: Config, reporter: Reporter) -> list[tuple[str, dict[str,
     if settings.kind == "mlflow":
         from trainledger import mlflow_log
 
-        return mlflow_log.records(settings, reporter)
+        return mlflow_log.records(config, reporter)
     if not settings.uri:
         return None
     if settings.uri.startswith(("s3://", "gs://")):
