@@ -48,4 +48,4 @@ def connector_for(source: SourceConfig) -> Connector:
     if module_name is None:
         raise ConfigError(f"source {source.name!r}: kind {source.kind!r} is not available in this version")
     module = importlib.import_module(module_name)
-    return module.ingest  # type: ignore[no-any-return]
+    return module.ingest  # type: ignore[no-any-return,unused-ignore]
