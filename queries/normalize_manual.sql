@@ -9,7 +9,7 @@ SELECT
     date_trunc('month', start_at) + INTERVAL 1 MONTH AS billing_period_end,
     start_at AS charge_period_start,
     end_at AS charge_period_end,
-    NULL AS billing_account_id,
+    $source AS billing_account_id,              -- a ledger is its own account: FOCUS requires one
     NULL AS sub_account_id,
     'Usage' AS charge_category,
     NULL AS charge_class,

@@ -105,3 +105,13 @@ def warehouse_state(path: Path) -> dict[str, list[tuple[object, ...]]]:
         return {t: sorted(con.execute(f'SELECT * FROM "{t}"').fetchall(), key=repr) for t in tables}
     finally:
         con.close()
+
+
+@pytest.fixture(autouse=True)
+def _no_real_metadata_servers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test may reach the real link-local metadata address: unless a test points the run logger's
+    probes at its own fake, they go to a closed loopback port and find nothing at once."""
+    monkeypatch.setenv("TRAINLEDGER_IMDS_ENDPOINT", "http://127.0.0.1:9")
+    monkeypatch.setenv("TRAINLEDGER_GCE_METADATA_ENDPOINT", "http://127.0.0.1:9")
+    for name in ("TRAINLEDGER_LOG", "TRAINLEDGER_RESOURCE_ID", "TRAINLEDGER_GPUS", "TRAINLEDGER_DETECT"):
+        monkeypatch.delenv(name, raising=False)

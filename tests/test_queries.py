@@ -31,6 +31,7 @@ def test_every_query_file_is_used_by_the_commands(
         ("reconcile", "exp-sft-0412"),
         ("budgets",),
         ("export", "--period", "2026-11", "--out", "nov.csv"),
+        ("export", "--period", "2026-11", "--format", "focus", "--out", "nov-focus.csv"),
     ]
     for args in commands:
         result = run(*args)

@@ -83,14 +83,32 @@ def parse_time(value: Any, where: str, name: str) -> datetime | None:
     return parsed.astimezone(UTC).replace(tzinfo=None)
 
 
+RECORD_SUFFIXES = (".jsonl", ".json", ".ndjson")
+
+
 def _record_files(root: Path) -> list[Path]:
     if root.is_file():
         return [root]
     if root.is_dir():
-        return sorted(
-            p for p in root.rglob("*") if p.is_file() and p.suffix in (".jsonl", ".json", ".ndjson")
-        )
+        return sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in RECORD_SUFFIXES)
     raise SourceError(f"experiment log {root} does not exist")
+
+
+def parse_lines(origin: str, text: str) -> list[tuple[str, dict[str, Any]]]:
+    """The JSON Lines records of one file or object, each with its location ("origin:line")."""
+    records = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{origin}:{number}"
+        try:
+            record = json.loads(line, parse_float=Decimal)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+        if not isinstance(record, dict):
+            raise InputError(f"{where}: expected a JSON object per line")
+        records.append((where, record))
+    return records
 
 
 def read_records(root: Path) -> list[tuple[str, dict[str, Any]]]:
@@ -98,21 +116,37 @@ def read_records(root: Path) -> list[tuple[str, dict[str, Any]]]:
     records = []
     for path in _record_files(root):
         try:
-            lines = path.read_text(encoding="utf-8").splitlines()
+            text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
             raise InputError(f"{path}: not UTF-8 text; expected JSON Lines") from None
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{number}"
-            try:
-                record = json.loads(line, parse_float=Decimal)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
-            if not isinstance(record, dict):
-                raise InputError(f"{where}: expected a JSON object per line")
-            records.append((where, record))
+        records.extend(parse_lines(str(path), text))
     return records
+
+
+def read_object_records(uri: str, reporter: Reporter) -> list[tuple[str, dict[str, Any]]]:
+    """Every record under an ``s3://`` / ``gs://`` prefix, in object-name then line order."""
+    from trainledger.connectors import object_store
+
+    objects = object_store.read_objects(uri, RECORD_SUFFIXES)
+    if not objects:
+        reporter.warn(f"experiment log {uri}: no record objects ({', '.join(RECORD_SUFFIXES)}) under it yet")
+    return [record for origin, text in objects for record in parse_lines(origin, text)]
+
+
+def log_records(config: Config, reporter: Reporter) -> list[tuple[str, dict[str, Any]]] | None:
+    """The log's records from wherever ``[experiments]`` points; None when no log is configured."""
+    settings = config.experiments
+    if settings.kind == "mlflow":
+        from trainledger import mlflow_log
+
+        return mlflow_log.records(config, reporter)
+    if not settings.uri:
+        return None
+    if settings.uri.startswith(("s3://", "gs://")):
+        return read_object_records(settings.uri, reporter)
+    if "://" in settings.uri:
+        raise SourceError(f"experiment log {settings.uri}: expected a local path, an s3:// or a gs:// prefix")
+    return read_records(Path(config.resolve(settings.uri)))
 
 
 def merge(
@@ -251,13 +285,11 @@ def _store_estimator(
 
 def load(con: Connection, config: Config, reporter: Reporter) -> int:
     """Replace the experiments tables with the log's current state; returns the experiment count."""
-    uri = config.experiments.uri
-    if not uri:
+    records = log_records(config, reporter)
+    if records is None:
         return 0
-    if "://" in uri:
-        raise SourceError(f"experiment log {uri}: only local files and folders are supported in this version")
     scheme = LabelScheme(config.labels)
-    merged = merge(read_records(Path(config.resolve(uri))), reporter)
+    merged = merge(records, reporter)
     experiments = [(where, build(where, record, scheme)) for where, record in merged.values()]
     con.execute("DELETE FROM experiments")
     con.execute("DELETE FROM experiment_resources")

@@ -119,13 +119,19 @@ def export_csv(con: Connection, period: str, by: str | None = None) -> str:
 
 
 def write_period_exports(con: Connection, config: Config, reporter: Reporter) -> list[Path]:
-    """One CSV per billing period into ``[exports] dir`` (nightly)."""
+    """One file per billing period into ``[exports] dir`` (nightly): the finance CSV, or FOCUS CSV when
+    ``[exports] format = "focus"``."""
     assert config.exports.dir
     folder = Path(config.resolve(config.exports.dir))
     written = []
     for (period,) in con.execute("SELECT DISTINCT billing_period FROM allocations ORDER BY 1").fetchall():
-        path = folder / f"trainledger-{period}.csv"
-        write_atomic(path, export_csv(con, period))
+        if config.exports.format == "focus":
+            from trainledger import export_focus
+
+            path = export_focus.write(con, period, folder / f"trainledger-{period}-focus.csv")
+        else:
+            path = folder / f"trainledger-{period}.csv"
+            write_atomic(path, export_csv(con, period))
         written.append(path)
         reporter.step(f"wrote {path}")
     return written

@@ -90,7 +90,7 @@ def attribute(config: Config, reporter: Reporter, period: str | None = None) -> 
 
 def nightly(config: Config, reporter: Reporter) -> RunSummary:
     """Ingest every source, reload the log, re-attribute, all in one transaction; then exports and budgets."""
-    from trainledger import budgets, export
+    from trainledger import alerts, budgets, export
 
     started = _now()
     summary = RunSummary()
@@ -103,4 +103,5 @@ def nightly(config: Config, reporter: Reporter) -> RunSummary:
         if config.exports.dir:
             summary.exports = export.write_period_exports(con, config, reporter)
         summary.alerts = budgets.check(con, config, reporter)
+        alerts.deliver(con, config, summary.alerts, reporter)
     return summary

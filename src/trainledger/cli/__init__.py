@@ -69,6 +69,7 @@ def cli(
 
 def _register() -> None:
     from trainledger.cli import batch, estimates, reports
+    from trainledger.cli import runlog as runlog_cli
 
     for command in (
         batch.init,
@@ -81,6 +82,7 @@ def _register() -> None:
         reports.labels,
         reports.budgets,
         estimates.estimate,
+        runlog_cli.log_group,
     ):
         cli.add_command(command)
 

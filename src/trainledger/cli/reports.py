@@ -210,14 +210,28 @@ def reconcile(obj: Context, experiment_id: str, fmt_: str, out: str | None) -> N
 @PERIOD
 @click.option("--by", default=None, help="Keep only these dimensions (others summed, their columns empty).")
 @click.option("--format", "fmt_", type=click.Choice(["csv", "focus"]), default="csv", show_default=True)
-@click.option("--out", type=click.Path(dir_okay=False), required=True, help="File to write.")
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False),
+    required=True,
+    help="File to write (.parquet: parquet, for focus).",
+)
 @click.pass_obj
 def export(obj: Context, period: str | None, by: str | None, fmt_: str, out: str) -> None:
     """Finance export of one billing period's allocations."""
     if period is None:
         raise click.UsageError("Missing option '--period'.")
     if fmt_ == "focus":
-        raise TrainledgerError("--format focus is not available in this version")
+        from trainledger import export_focus
+
+        if by:
+            raise click.UsageError(
+                "--by applies to --format csv; a FOCUS file has one row per allocation share"
+            )
+        with open_warehouse(obj.config, write=False) as con:
+            export_focus.write(con, period, Path(out))
+        click.echo(f"wrote {out}", err=True)
+        return
     with open_warehouse(obj.config, write=False) as con:
         text = export_module.export_csv(con, period, by)
     export_module.write_atomic(Path(out), text)

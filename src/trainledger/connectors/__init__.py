@@ -8,12 +8,14 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from trainledger.config import Config, SourceConfig
 from trainledger.errors import ConfigError
-from trainledger.reporter import Reporter
-from trainledger.warehouse import Connection
+
+if TYPE_CHECKING:  # annotations only: the run logger imports object_store without DuckDB or pydantic
+    from trainledger.config import Config, SourceConfig
+    from trainledger.reporter import Reporter
+    from trainledger.warehouse import Connection
 
 
 @dataclass
