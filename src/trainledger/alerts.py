@@ -48,6 +48,8 @@ def _money(value: object) -> str:
 
 
 def message(alert: dict[str, Any]) -> str:
+    if alert.get("kind") == "max_share":
+        return f"trainledger: {alert['message']}"
     share = Decimal(threshold_key(alert["threshold"])) * 100
     currency = alert.get("currency", "")
     return (

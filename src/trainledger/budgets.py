@@ -4,6 +4,10 @@ A budget scopes spend by project, method and/or experiment (all that are given m
 billing period (``YYYY-MM``) or every period (``monthly``), in its currency; spend is EffectiveCost of the
 allocations. Alerts are state, not events: every run that finds a threshold crossed reports it, so the
 alerts file always says what is crossed now (``[]`` when nothing is).
+
+A budget may also cap a phase's share of its scope's spend, ``max_share = { phase = "eval", share = 0.4 }``
+(teams commonly see evaluation at 20-40% of an experiment): it alerts when the share is above the cap
+(exactly at the cap is allowed, as a maximum is).
 """
 
 from __future__ import annotations
@@ -111,6 +115,93 @@ def status(con: Connection, config: Config) -> list[BudgetStatus]:
     return results
 
 
+@dataclass
+class ShareStatus:
+    """A phase's share of a budget scope's spend against the budget's ``max_share``."""
+
+    budget: str
+    scope: dict[str, str]
+    period: str
+    currency: str
+    phase: str
+    limit: Decimal
+    phase_spent: Decimal
+    total: Decimal
+
+    @property
+    def share(self) -> Decimal:
+        return self.phase_spent / self.total if self.total > 0 else Decimal(0)
+
+    @property
+    def exceeded(self) -> bool:
+        return self.total > 0 and self.share > self.limit
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "budget": self.budget,
+            "kind": "max_share",
+            "scope": self.scope,
+            "period": self.period,
+            "currency": self.currency,
+            "phase": self.phase,
+            "max_share": f"{self.limit:f}",
+            "share": f"{self.share:.4f}",
+            "phase_spent": fmt(self.phase_spent),
+            "spent": fmt(self.total),
+            "exceeded": self.exceeded,
+        }
+
+
+def share_status(con: Connection, config: Config) -> list[ShareStatus]:
+    results = []
+    for budget in config.budgets:
+        if budget.max_share is None:
+            continue
+        scope = _scope(budget)
+        phase = canonical_value(budget.max_share.phase)
+        for period in _periods(con, budget):
+            conditions = ["billing_period = $period", "currency = $currency"]
+            params: dict[str, Any] = {"period": period, "currency": budget.currency.upper(), "phase": phase}
+            for column, value in scope.items():
+                conditions.append(f"{column} = ${column}")
+                params[column] = value
+            row = con.execute(
+                "SELECT coalesce(sum(effective_cost) FILTER (WHERE phase = $phase), 0), "
+                f"coalesce(sum(effective_cost), 0) FROM allocations WHERE {' AND '.join(conditions)}",
+                params,
+            ).fetchone()
+            phase_spent, total = (Decimal(v) for v in row) if row else (Decimal(0), Decimal(0))
+            results.append(
+                ShareStatus(
+                    budget.name,
+                    scope,
+                    period,
+                    budget.currency.upper(),
+                    phase,
+                    budget.max_share.share,
+                    phase_spent,
+                    total,
+                )
+            )
+    return results
+
+
+def share_alerts(shares: list[ShareStatus]) -> list[dict[str, Any]]:
+    return [
+        {
+            **s.to_json(),
+            "threshold": f"{s.limit:f}",
+            "message": (
+                f"budget {s.budget} ({', '.join(f'{k}={v}' for k, v in s.scope.items()) or 'everything'}) "
+                f"{s.period}: {s.phase} is {s.share:.1%} of {fmt(s.total, 2)} {s.currency} spent, above its "
+                f"maximum share of {s.limit:.0%}"
+            ),
+        }
+        for s in shares
+        if s.exceeded
+    ]
+
+
 def alerts(statuses: list[BudgetStatus]) -> list[dict[str, Any]]:
     """One alert per crossed threshold, JSON-ready, for a scheduler to forward."""
     out = []
@@ -132,7 +223,7 @@ def alerts(statuses: list[BudgetStatus]) -> list[dict[str, Any]]:
 
 def check(con: Connection, config: Config, reporter: Reporter) -> list[dict[str, Any]]:
     """Alerts for every crossed threshold, each also reported as a warning."""
-    found = alerts(status(con, config))
+    found = alerts(status(con, config)) + share_alerts(share_status(con, config))
     for alert in found:
         reporter.warn(alert["message"])
     return found

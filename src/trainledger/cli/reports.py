@@ -318,12 +318,13 @@ def budgets(ctx: click.Context, obj: Context, fmt_: str, alerts_out: str | None)
     """Spend against [[budgets]]; exit 2 when a threshold is crossed."""
     with open_warehouse(obj.config, write=False) as con:
         statuses = budgets_module.status(con, obj.config)
-    alerts = budgets_module.alerts(statuses)
+        shares = budgets_module.share_status(con, obj.config)
+    alerts = budgets_module.alerts(statuses) + budgets_module.share_alerts(shares)
     if fmt_ == "json":
-        click.echo(json.dumps([s.to_json() for s in statuses], indent=2))
-    elif not statuses:
+        click.echo(json.dumps([s.to_json() for s in statuses] + [s.to_json() for s in shares], indent=2))
+    elif not statuses and not shares:
         click.echo("No [[budgets]] with an amount in the config.")
-    else:
+    elif statuses:
         rows = [
             (
                 s.budget,
@@ -355,6 +356,39 @@ def budgets(ctx: click.Context, obj: Context, fmt_: str, alerts_out: str | None)
                 ],
                 rows,
                 ["amount", "spent", "remaining"],
+            )
+        )
+    if shares and fmt_ != "json":
+        share_rows = [
+            (
+                s.budget,
+                ", ".join(f"{k}={v}" for k, v in s.scope.items()) or "everything",
+                s.period,
+                s.phase,
+                s.phase_spent,
+                s.total,
+                f"{s.share:.1%}",
+                f"{s.limit:.0%}",
+                "EXCEEDED" if s.exceeded else "ok",
+            )
+            for s in shares
+        ]
+        click.echo("")
+        click.echo(
+            table(
+                [
+                    "budget",
+                    "scope",
+                    "period",
+                    "phase",
+                    "phase_spent",
+                    "spent",
+                    "share",
+                    "max share",
+                    "status",
+                ],
+                share_rows,
+                ["phase_spent", "spent"],
             )
         )
     for alert in alerts:
