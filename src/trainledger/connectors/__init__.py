@@ -38,6 +38,9 @@ class Connector(Protocol):
 _MODULES = {
     "aws-cur2": "trainledger.connectors.aws_cur2",
     "focus": "trainledger.connectors.focus",
+    "gcp-billing": "trainledger.connectors.gcp_billing",
+    "gcp-catalog": "trainledger.connectors.gcp_catalog",
+    "gcp-labels": "trainledger.connectors.gcp_labels",
 }
 
 
