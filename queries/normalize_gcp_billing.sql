@@ -1,9 +1,13 @@
 -- Normalise Cloud Billing export rows (view gcp_flat) into FOCUS-shaped charges, plus their export_time.
 -- Grain: one row per export row. Parameters: $source (source name), $since (TIMESTAMP, UTC: rows exported
 -- at or after it), $month (invoice month YYYYMM, or NULL for all).
--- Identity: the export has no line item id and is append-only, so a row is the md5 of its whole content
+-- Identity: the export has no line item id and is append-only, so a row is the md5 of its content
 -- (export_time included) numbered among identical rows of the same file; the same row read again, from
--- an overlapping pull or file, gets the same charge_id.
+-- an overlapping pull or file, gets the same charge_id and is skipped by the caller.
+-- Categories: tax -> Tax; rounding_error -> Adjustment; goodwill and SLA adjustments -> Credit;
+-- commitment fees -> Purchase; usage and its corrections -> Usage (FOCUS: usage "including refunds");
+-- anything else -> Adjustment. ChargeClass is 'Correction' only for a correction of usage from before
+-- the invoice month (FOCUS 1.2: corrections within the current billing period leave it NULL).
 -- Money: cost is a FLOAT turned into DECIMAL(38, 10) once, from its shortest decimal text (Google writes
 -- micros); EffectiveCost = cost + sum(credits.amount) (net); ListCost = cost_at_list where present.
 -- Invoice months run on Pacific time (Google bills in America/Los_Angeles), so the billing period
@@ -34,24 +38,34 @@ shaped AS (
     FROM scoped
 ),
 hashed AS (
+    -- The content as explicit text (fixed timestamp format, decimal text, \N for NULL, unit/record
+    -- separators), so the identity does not depend on how a DuckDB version renders JSON.
     SELECT
         *,
-        md5(CAST(to_json({
-            'billing_account_id': billing_account_id, 'service_id': service_id,
-            'service_description': service_description, 'sku_id': sku_id, 'sku_description': sku_description,
-            'usage_start_time': usage_start_time, 'usage_end_time': usage_end_time, 'project_id': project_id,
-            'project_number': project_number, 'labels': own_labels, 'project_labels': inherited_labels,
-            'system_labels': google_labels, 'location': location_location, 'region': location_region,
-            'zone': location_zone, 'resource_name': resource_name, 'resource_global_name': resource_global_name,
-            'cost': cost, 'cost_at_list': cost_at_list, 'currency': currency,
-            'currency_conversion_rate': CAST(currency_conversion_rate AS VARCHAR), 'usage_amount': usage_amount,
-            'usage_unit': usage_unit, 'usage_amount_in_pricing_units': usage_amount_in_pricing_units,
-            'usage_pricing_unit': usage_pricing_unit, 'price': price_effective_price, 'price_unit': price_unit,
-            'credits': credit_list, 'invoice_month': invoice_month, 'cost_type': cost_type,
-            'adjustment_id': adjustment_id, 'adjustment_mode': adjustment_mode, 'adjustment_type': adjustment_type,
-            'subscription': subscription_instance_id, 'transaction_type': transaction_type,
-            'seller_name': seller_name, 'export_time': export_time
-        }) AS VARCHAR)) AS content_hash
+        md5(concat_ws(chr(31),
+            coalesce(billing_account_id, '\N'), coalesce(service_id, '\N'), coalesce(service_description, '\N'),
+            coalesce(sku_id, '\N'), coalesce(sku_description, '\N'),
+            coalesce(strftime(usage_start_time, '%Y-%m-%dT%H:%M:%S.%f'), '\N'),
+            coalesce(strftime(usage_end_time, '%Y-%m-%dT%H:%M:%S.%f'), '\N'),
+            coalesce(project_id, '\N'), coalesce(project_number, '\N'),
+            array_to_string(list_transform(own_labels, lambda l: l."key" || '=' || coalesce(l."value", '\N')), chr(30)),
+            array_to_string(list_transform(inherited_labels, lambda l: l."key" || '=' || coalesce(l."value", '\N')), chr(30)),
+            array_to_string(list_transform(google_labels, lambda l: l."key" || '=' || coalesce(l."value", '\N')), chr(30)),
+            coalesce(location_location, '\N'), coalesce(location_region, '\N'), coalesce(location_zone, '\N'),
+            coalesce(resource_name, '\N'), coalesce(resource_global_name, '\N'),
+            coalesce(CAST(cost AS VARCHAR), '\N'), coalesce(CAST(cost_at_list AS VARCHAR), '\N'),
+            coalesce(currency, '\N'),
+            coalesce(CAST(usage_amount AS VARCHAR), '\N'), coalesce(usage_unit, '\N'),
+            coalesce(CAST(usage_amount_in_pricing_units AS VARCHAR), '\N'), coalesce(usage_pricing_unit, '\N'),
+            coalesce(CAST(price_effective_price AS VARCHAR), '\N'), coalesce(price_unit, '\N'),
+            array_to_string(list_transform(credit_list, lambda c: concat_ws(chr(29),
+                coalesce(c.type, '\N'), coalesce(c.name, '\N'), coalesce(c.id, '\N'), coalesce(c.full_name, '\N'),
+                coalesce(CAST(c.amount AS VARCHAR), '\N'))), chr(30)),
+            coalesce(invoice_month, '\N'), coalesce(cost_type, '\N'), coalesce(adjustment_id, '\N'),
+            coalesce(adjustment_mode, '\N'), coalesce(adjustment_type, '\N'),
+            coalesce(subscription_instance_id, '\N'), coalesce(transaction_type, '\N'), coalesce(seller_name, '\N'),
+            strftime(export_time, '%Y-%m-%dT%H:%M:%S.%f')
+        )) AS content_hash
     FROM shaped
 ),
 identified AS (

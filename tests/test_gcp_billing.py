@@ -483,3 +483,12 @@ def test_a_standard_export_without_resource_or_price_columns_ingests(
         "SELECT count(resource_id), sum(effective_cost), sum(list_cost) = sum(billed_cost) FROM charges "
         "WHERE billing_period = '2026-11'",
     ) == [(0, NOVEMBER_NET, True)]
+
+
+def test_row_identity_is_pinned(loaded: Config) -> None:
+    """A changed identity recipe would insert already-loaded rows again on the next overlap: pin it."""
+    assert query(
+        loaded,
+        "SELECT charge_id, row_identity FROM charges WHERE usage_type = 'Nvidia H100 80GB GPU running in Americas' "
+        "ORDER BY charge_period_start LIMIT 1",
+    ) == [("3ab6a4a0f10a6d95eabd076115506a0f", "0bc067991e6f94e5b93dede77f657493#1")]

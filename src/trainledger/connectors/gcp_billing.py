@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import pyarrow as pa
 
 from trainledger import queries
 from trainledger.config import Config, SourceConfig
@@ -278,8 +279,6 @@ def read_bigquery(
         }
         raise gcp_api.source_error(source, exc, f"querying BigQuery table {table}", hints) from None
     origin = f"bigquery:{table}"
-    import pyarrow as pa
-
     arrow = arrow.append_column("filename", pa.array([origin] * arrow.num_rows, pa.string()))
     arrow = arrow.append_column("file_row_number", pa.array(range(arrow.num_rows), pa.int64()))
     # A view over Python memory lives only in this session: registered, not created.
