@@ -429,16 +429,12 @@ def _append(
     con: Connection, source: str, files: list[str], *, full_pull: bool, known: datetime | None
 ) -> list[IngestResult]:
     """Insert the staged rows that are new; record each touched period's totals and the watermark."""
-    new = dict(
-        con.execute(
-            f"SELECT billing_period, count(*) FROM {STAGED} s "
-            "WHERE NOT EXISTS (SELECT 1 FROM charges c WHERE c.charge_id = s.charge_id) GROUP BY 1"
-        ).fetchall()
-    )
     con.execute(
-        f"INSERT INTO charges BY NAME SELECT * EXCLUDE (export_time) FROM {STAGED} s "
+        f"CREATE OR REPLACE TEMP TABLE {STAGED}_new AS SELECT * EXCLUDE (export_time) FROM {STAGED} s "
         "WHERE NOT EXISTS (SELECT 1 FROM charges c WHERE c.charge_id = s.charge_id)"
     )
+    new = dict(con.execute(f"SELECT billing_period, count(*) FROM {STAGED}_new GROUP BY 1").fetchall())
+    con.execute(f"INSERT INTO charges BY NAME SELECT * FROM {STAGED}_new")
     periods = [
         r[0] for r in con.execute(f"SELECT DISTINCT billing_period FROM {STAGED} ORDER BY 1").fetchall()
     ]
