@@ -17,9 +17,9 @@ units AS (
         c.source, c.provider, c.billing_period, c.billing_account_id, c.sub_account_id,
         c.charge_period_start, c.charge_period_end, c.service_name, c.charge_category, c.pricing_category,
         c.billing_currency,
-        CAST(c.billed_cost * 1000000000000 AS HUGEINT) AS b_units,
-        CAST(c.effective_cost * 1000000000000 AS HUGEINT) AS e_units,
-        CAST(c.list_cost * 1000000000000 AS HUGEINT) AS l_units
+        to_units(c.billed_cost) AS b_units,
+        to_units(c.effective_cost) AS e_units,
+        to_units(c.list_cost) AS l_units
     FROM numbered n JOIN charges c USING (charge_id)
 ),
 floored AS (

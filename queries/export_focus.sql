@@ -3,8 +3,9 @@
 -- Grain: charge x share, plus a second row for the unused part of a commitment purchase (below).
 -- Parameters: $period (YYYY-MM).
 -- Money comes from allocations as is, so a charge's rows add up to it exactly. Quantities are split in
--- integer units of 1e-12 in proportion to the share's ListCost (else EffectiveCost, else BilledCost, else
--- all on the first share), the last share taking the remainder, so that they add up too.
+-- integer units of 1e-6 in proportion to the share's ListCost (else EffectiveCost, else BilledCost, in
+-- units of 1e-6; else all on the first share), the last share taking the exact remainder, so that they add
+-- up too. Units of 1e-6 keep quantity x weight inside HUGEINT for GCP byte-seconds (1e17) on large bills.
 -- A commitment fee (Purchase with a commitment id) whose EffectiveCost is its unused commitment becomes,
 -- as FOCUS 1.2 models it, a Purchase row (BilledCost, EffectiveCost 0) and a Usage row with
 -- CommitmentDiscountStatus "Unused" (BilledCost 0, the EffectiveCost).
@@ -23,9 +24,9 @@ WITH shares AS (
             WHEN a.charge_category IN ('Usage', 'Purchase') THEN CAST(1 AS DECIMAL(38, 12))
         END AS quantity,
         CASE
-            WHEN c.list_cost <> 0 THEN abs(CAST(a.list_cost * 1000000000000 AS HUGEINT))
-            WHEN c.effective_cost <> 0 THEN abs(CAST(a.effective_cost * 1000000000000 AS HUGEINT))
-            WHEN c.billed_cost <> 0 THEN abs(CAST(a.billed_cost * 1000000000000 AS HUGEINT))
+            WHEN c.list_cost <> 0 THEN abs(to_units(a.list_cost)) // 1000000
+            WHEN c.effective_cost <> 0 THEN abs(to_units(a.effective_cost)) // 1000000
+            WHEN c.billed_cost <> 0 THEN abs(to_units(a.billed_cost)) // 1000000
             ELSE CASE WHEN a.share_no = 1 THEN 1 ELSE 0 END
         END AS weight,
         max(a.share_no) OVER (PARTITION BY a.charge_id) AS last_share
@@ -36,19 +37,22 @@ WITH shares AS (
 split AS (
     SELECT
         *,
-        CAST(quantity * 1000000000000 AS HUGEINT) * weight // sum(weight) OVER (PARTITION BY charge_id) AS q_units
+        CASE
+            WHEN sum(weight) OVER (PARTITION BY charge_id) = 0
+                THEN CASE WHEN share_no = 1 THEN to_units(quantity) // 1000000 ELSE 0 END
+            ELSE to_units(quantity) // 1000000 * weight // sum(weight) OVER (PARTITION BY charge_id)
+        END AS q_units
     FROM shares
 ),
 quantified AS (
     SELECT
         *,
-        CAST(CAST(
-            CASE
-                WHEN share_no = last_share
-                    THEN CAST(quantity * 1000000000000 AS HUGEINT)
-                         - coalesce(sum(q_units) OVER (PARTITION BY charge_id) - q_units, 0)
-                ELSE q_units
-            END AS DECIMAL(38, 0)) * CAST('0.000000000001' AS DECIMAL(38, 12)) AS DECIMAL(38, 12)) AS share_quantity,
+        CASE
+            WHEN share_no = last_share
+                THEN quantity - CAST(CAST(coalesce(sum(q_units) OVER (PARTITION BY charge_id) - q_units, 0)
+                                          AS DECIMAL(38, 0)) * CAST('0.000001' AS DECIMAL(38, 6)) AS DECIMAL(38, 12))
+            ELSE CAST(CAST(q_units AS DECIMAL(38, 0)) * CAST('0.000001' AS DECIMAL(38, 6)) AS DECIMAL(38, 12))
+        END AS share_quantity,
         CASE
             WHEN service_category IN ('AI and Machine Learning', 'Analytics', 'Business Applications', 'Compute',
                                       'Databases', 'Developer Tools', 'Multicloud', 'Identity', 'Integration',

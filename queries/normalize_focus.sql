@@ -46,5 +46,7 @@ SELECT
     coalesce(CAST(Tags AS VARCHAR), '{}') AS tags,
     filename AS source_file,
     file_row_number + 1 AS source_row,
-    CAST(file_row_number + 1 AS VARCHAR) AS row_identity
+    CAST(file_row_number + 1 AS VARCHAR) AS row_identity,
+    CAST(NULL AS VARCHAR) AS credits,
+    CAST(NULL AS DOUBLE) AS currency_conversion_rate
 FROM typed

@@ -34,7 +34,9 @@ CREATE TABLE IF NOT EXISTS charges (
     tags VARCHAR NOT NULL,                      -- JSON object, keys as the provider wrote them
     source_file VARCHAR,
     source_row BIGINT,
-    row_identity VARCHAR                        -- provider line item identity, for audit
+    row_identity VARCHAR,                       -- provider line item identity, for audit
+    credits VARCHAR,                            -- GCP: JSON list of the row's credits, each type kept
+    currency_conversion_rate DOUBLE             -- GCP: local currency per USD, as the export gives it
 );
 
 -- Live resources seen by inventory connectors (EC2/EBS tags, GCE labels). Grain: provider × resource.
@@ -49,6 +51,46 @@ CREATE TABLE IF NOT EXISTS resources (
     first_seen TIMESTAMP NOT NULL,
     last_seen TIMESTAMP NOT NULL,
     PRIMARY KEY (provider, resource_id)
+);
+
+-- List prices from a provider's price catalog (gcp-catalog: Cloud Billing Catalog API), for the
+-- estimator's price sheet. Grain: source × SKU × pricing tier; each fetch replaces the source's rows.
+--   provider        'gcp'
+--   source          the [[sources]] name that fetched it
+--   service         catalog service display name, e.g. 'Compute Engine'
+--   sku_id          e.g. '1A2B-3C4D-5E6F'; the billing export's sku.id is the same id
+--   description     e.g. 'Nvidia H100 80GB GPU running in Americas'
+--   resource_group  catalog category: 'GPU', 'CPU', 'RAM', 'SSD', ...
+--   usage_type      'OnDemand', 'Preemptible' (spot), 'Commit1Yr', 'Commit3Yr', ...
+--   gpu_type        GPU model read from the description: 'A100', 'H100', 'H200', 'B200', 'GB200', 'L4',
+--                   'T4', 'V100', 'P100', 'P4', 'K80' (NULL when not a GPU SKU); memory variants
+--                   (A100 40GB vs 80GB) differ only in description and price
+--   regions         service regions the price applies to
+--   unit            the catalog's usage unit the price is per, e.g. 'h' (per GPU-hour for a GPU SKU)
+--   unit_description e.g. 'hour', 'gibibyte month'
+--   tier_start      usage (in `unit`) from which this tier's price applies; 0 for the first tier
+--   currency        ISO code of price_per_unit
+--   price_per_unit  exact: Money units + nanos / 10^9
+--   effective_time  when the catalog says this price took effect (UTC)
+--   fetched_at      when trainledger read it (UTC): the price sheet's date
+CREATE TABLE IF NOT EXISTS prices (
+    provider VARCHAR NOT NULL,
+    source VARCHAR NOT NULL,
+    service VARCHAR,
+    sku_id VARCHAR NOT NULL,
+    description VARCHAR NOT NULL,
+    resource_group VARCHAR,
+    usage_type VARCHAR,
+    gpu_type VARCHAR,
+    regions VARCHAR[],
+    unit VARCHAR NOT NULL,
+    unit_description VARCHAR,
+    tier_start DECIMAL(38, 12) NOT NULL,
+    currency VARCHAR NOT NULL,
+    price_per_unit DECIMAL(38, 12) NOT NULL,
+    effective_time TIMESTAMP,
+    fetched_at TIMESTAMP NOT NULL,
+    PRIMARY KEY (source, sku_id, tier_start)
 );
 
 -- Experiments from the log, after field-by-field merging of records. Grain: experiment.
@@ -177,3 +219,8 @@ CREATE TABLE IF NOT EXISTS estimator_results (
 -- A cost that arrives as a double (CUR 2.0 parquet, BigQuery FLOAT) becomes exact money through its
 -- shortest round-trip decimal text, the number the provider meant, not the binary fraction it stored.
 CREATE MACRO IF NOT EXISTS double_to_money(x) AS CAST(CAST(CAST(x AS DOUBLE) AS VARCHAR) AS DECIMAL(38, 12));
+
+-- Exact integer units of 1e-12 of a DECIMAL(38, 12) value, for splitting without loss. Whole and fractional
+-- parts apart, so a large quantity (GCP byte-seconds) does not overflow DECIMAL(38, 12) on the way.
+CREATE MACRO IF NOT EXISTS to_units(x) AS
+    CAST(trunc(x) AS HUGEINT) * 1000000000000 + CAST((x - trunc(x)) * 1000000000000 AS HUGEINT);

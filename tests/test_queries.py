@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import generate_gcp
 from conftest import Project
 from focus_files import FOCUS_CONFIG, write_focus
 from trainledger import queries
@@ -20,7 +21,10 @@ def test_every_query_file_is_used_by_the_commands(
         return original(name)
 
     monkeypatch.setattr(queries, "load", recording)
-    live_tags = '[[sources]]\nname = "live-tags"\nkind = "aws-tags"\nregions = ["eu-west-3"]\n'
+    gcp_root = project.root / "gcp-exports"
+    generate_gcp.main(["--out", str(gcp_root)])
+    gcp = f'[[sources]]\nname = "gcp"\nkind = "gcp-billing"\nuri = "{gcp_root / "gcp" / "billing" / "parquet"}"\n'
+    live_tags = gcp + '[[sources]]\nname = "live-tags"\nkind = "aws-tags"\nregions = ["eu-west-3"]\n'
     project.write_config(
         project.config.read_text(encoding="utf-8") + live_tags + f'endpoint_url = "{fake_aws.endpoint}"\n'
     )

@@ -6,7 +6,8 @@ from trainledger.config import CategoriesConfig
 
 CATEGORIES = ("compute", "storage", "network", "data", "ops", "other")
 
-# Usage-type fragments win over the service: EC2 bills EBS and data transfer under its own name.
+# Usage-type fragments win over the service: EC2 bills EBS and data transfer under its own name, and
+# GCP bills disks, images and egress under Compute Engine, downloads under Cloud Storage (SKU names).
 USAGE_TYPE_RULES: tuple[tuple[str, str], ...] = (
     ("datatransfer", "network"),
     ("-bytes", "network"),
@@ -18,6 +19,13 @@ USAGE_TYPE_RULES: tuple[tuple[str, str], ...] = (
     ("timedstorage", "storage"),
     ("storage pd", "storage"),
     ("pd capacity", "storage"),
+    ("hyperdisk", "storage"),
+    ("storage image", "storage"),
+    ("local storage", "storage"),
+    ("download worldwide", "network"),
+    ("download china", "network"),
+    ("download australia", "network"),
+    ("static ip", "network"),
     ("requests-tier", "storage"),
     ("labeling", "data"),
     ("boxusage", "compute"),

@@ -43,6 +43,9 @@ _MODULES = {
     "aws-focus": "trainledger.connectors.aws_focus",
     "aws-tags": "trainledger.connectors.aws_tags",
     "focus": "trainledger.connectors.focus",
+    "gcp-billing": "trainledger.connectors.gcp_billing",
+    "gcp-catalog": "trainledger.connectors.gcp_catalog",
+    "gcp-labels": "trainledger.connectors.gcp_labels",
     "manual": "trainledger.connectors.manual",
 }
 

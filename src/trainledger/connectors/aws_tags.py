@@ -13,9 +13,8 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from trainledger import queries
 from trainledger.config import Config, SourceConfig
-from trainledger.connectors import IngestResult
+from trainledger.connectors import IngestResult, staging
 from trainledger.connectors.aws_session import AwsContext
 from trainledger.errors import ConfigError
 from trainledger.reporter import Reporter
@@ -118,10 +117,5 @@ def ingest(
             )
             for ident, row in sorted(found.items())
         ]
-    con.execute("CREATE OR REPLACE TEMP TABLE seen_resources AS SELECT * FROM resources LIMIT 0")
-    con.execute("ALTER TABLE seen_resources DROP COLUMN first_seen")
-    con.execute("ALTER TABLE seen_resources DROP COLUMN last_seen")
-    if rows:
-        con.executemany("INSERT INTO seen_resources VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
-    con.execute(queries.load("upsert_resources"), {"now": datetime.now(UTC).replace(tzinfo=None)})
+    staging.record_resources(con, rows, datetime.now(UTC).replace(tzinfo=None))
     return [IngestResult(source.name, None, len(rows))]

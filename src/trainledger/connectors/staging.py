@@ -132,3 +132,17 @@ def staged_periods(con: Connection, staged: str = "staged_charges") -> list[str]
     return [
         r[0] for r in con.execute(f'SELECT DISTINCT billing_period FROM "{staged}" ORDER BY 1').fetchall()
     ]
+
+
+ResourceRow = tuple[str, str, str, str | None, str | None, str, list[str] | None]
+
+
+def record_resources(con: Connection, rows: Sequence[ResourceRow], seen: datetime) -> None:
+    """Upsert one inventory pull: (provider, resource_id, source, type, region, tags JSON, aliases) rows;
+    first_seen is kept for known resources, last_seen becomes ``seen``."""
+    con.execute("CREATE OR REPLACE TEMP TABLE seen_resources AS SELECT * FROM resources LIMIT 0")
+    con.execute("ALTER TABLE seen_resources DROP COLUMN first_seen")
+    con.execute("ALTER TABLE seen_resources DROP COLUMN last_seen")
+    if rows:
+        con.executemany("INSERT INTO seen_resources VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+    con.execute(queries.load("upsert_resources"), {"now": seen})

@@ -1,0 +1,478 @@
+"""Cloud Billing export (standard or detailed), from BigQuery or from the same rows exported as files.
+
+The export is append-only: late usage and corrections arrive for days as new rows, each with a growing
+``export_time``, and a correction negates and restates on the invoice month in which it is issued. So a
+pull reads the rows exported since the source's watermark minus ``overlap_days``, gives every row an
+identity (a hash of its whole content, export_time included: the export has no line item id) and inserts
+only the rows not already present. Nothing is ever replaced: a restatement is new rows, and an invoice
+month's total is the sum of all its rows, as on Google's invoice. ``--period`` re-reads one invoice month
+in full (same de-duplication), without moving the watermark.
+
+Routes: ``table = "project.dataset.table"`` runs one parameterised query with google-cloud-bigquery;
+``uri`` (a file, a folder, or ``gs://bucket/prefix``) reads parquet or JSON Lines as BigQuery exports
+them, gs:// objects being copied to a local cache first.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from trainledger import queries
+from trainledger.config import Config, SourceConfig
+from trainledger.connectors import IngestResult, gcp_api, staging
+from trainledger.errors import InputError, SourceError
+from trainledger.reporter import Reporter
+from trainledger.warehouse import Connection
+
+RAW_VIEW = "gcp_billing_raw"
+FLAT_VIEW = "gcp_flat"
+STAGED = "staged_gcp_charges"
+WATERMARK_PREFIX = "export_time<="
+
+# BigQuery table ids cannot be query parameters, so the name is checked strictly, then backtick-quoted.
+TABLE_ID = re.compile(r"([a-z][a-z0-9-]{4,28}[a-z0-9])\.([A-Za-z0-9_]{1,1024})\.([A-Za-z0-9_]{1,1024})")
+QUERY = (
+    "SELECT * FROM `{table}` WHERE export_time >= @since"
+    " AND (@invoice_month IS NULL OR invoice.month = @invoice_month)"
+)
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+PAGE_SIZE = 10_000
+
+# Flat column -> (path in the export, kind). Kinds: text, decimal (exact, from the value's decimal text),
+# double, time (UTC). Paths absent from a file become NULL: the schema grew over the years.
+FIELDS: dict[str, tuple[str, str]] = {
+    "billing_account_id": ("billing_account_id", "text"),
+    "service_id": ("service.id", "text"),
+    "service_description": ("service.description", "text"),
+    "sku_id": ("sku.id", "text"),
+    "sku_description": ("sku.description", "text"),
+    "usage_start_time": ("usage_start_time", "time"),
+    "usage_end_time": ("usage_end_time", "time"),
+    "export_time": ("export_time", "time"),
+    "project_id": ("project.id", "text"),
+    "project_number": ("project.number", "text"),
+    "location_location": ("location.location", "text"),
+    "location_region": ("location.region", "text"),
+    "location_zone": ("location.zone", "text"),
+    "resource_name": ("resource.name", "text"),
+    "resource_global_name": ("resource.global_name", "text"),
+    "cost": ("cost", "decimal"),
+    "cost_at_list": ("cost_at_list", "decimal"),
+    "currency": ("currency", "text"),
+    "currency_conversion_rate": ("currency_conversion_rate", "double"),
+    "usage_amount": ("usage.amount", "decimal"),
+    "usage_unit": ("usage.unit", "text"),
+    "usage_amount_in_pricing_units": ("usage.amount_in_pricing_units", "decimal"),
+    "usage_pricing_unit": ("usage.pricing_unit", "text"),
+    "price_effective_price": ("price.effective_price", "decimal"),
+    "price_unit": ("price.unit", "text"),
+    "invoice_month": ("invoice.month", "text"),
+    "cost_type": ("cost_type", "text"),
+    "adjustment_id": ("adjustment_info.id", "text"),
+    "adjustment_description": ("adjustment_info.description", "text"),
+    "adjustment_mode": ("adjustment_info.mode", "text"),
+    "adjustment_type": ("adjustment_info.type", "text"),
+    "subscription_instance_id": ("subscription.instance_id", "text"),
+    "transaction_type": ("transaction_type", "text"),
+    "seller_name": ("seller_name", "text"),
+}
+KEY_VALUE = {"key": "text", "value": "text"}
+LISTS: dict[str, tuple[str, dict[str, str]]] = {
+    "labels": ("labels", KEY_VALUE),
+    "project_labels": ("project.labels", KEY_VALUE),
+    "system_labels": ("system_labels", KEY_VALUE),
+    "credits": (
+        "credits",
+        {"name": "text", "amount": "decimal", "full_name": "text", "id": "text", "type": "text"},
+    ),
+}
+# Text of these values is kept beside the typed value, for error messages naming what was found.
+TEXT_KEPT = ("cost", "usage_start_time", "export_time")
+REQUIRED = (
+    "billing_account_id",
+    "service.description",
+    "sku.id",
+    "usage_start_time",
+    "usage_end_time",
+    "export_time",
+    "cost",
+    "currency",
+    "credits",
+    "invoice.month",
+    "cost_type",
+)
+SQL_TYPES = {"text": "VARCHAR", "decimal": "DECIMAL(38, 12)", "double": "DOUBLE", "time": "TIMESTAMP"}
+VARCHAR = duckdb.sqltype("VARCHAR")
+FILE_SUFFIXES = (".parquet", ".json", ".jsonl", ".ndjson", ".json.gz", ".jsonl.gz", ".ndjson.gz")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Adapting any export file (or query result) to one flat, typed view.
+# ---------------------------------------------------------------------------------------------------------
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _lookup(types: dict[str, Any], path: str) -> tuple[str, Any] | None:
+    """SQL expression and DuckDB type of a dotted export path, or None when the data lacks it.
+
+    ``types`` maps column names to DuckDB relation types (``.id``, ``.children``); a JSON-typed record
+    (what DuckDB infers from all-empty objects) is read with json_extract_string.
+    """
+    head, *rest = path.split(".")
+    lowered = {name.lower(): name for name in types}
+    if head.lower() not in lowered:
+        return None
+    name = lowered[head.lower()]
+    expr, kind = _quote(name), types[name]
+    for part in rest:
+        if kind.id == "struct":
+            children = {child.lower(): (child, t) for child, t in kind.children}
+            if part.lower() not in children:
+                return None
+            child, kind = children[part.lower()]
+            expr = f"{expr}.{_quote(child)}"
+        elif str(kind).upper() == "JSON":
+            return f"json_extract_string({expr}, '$.{'.'.join(rest)}')", VARCHAR
+        else:
+            return None
+    return expr, kind
+
+
+def _text(expr: str, kind: Any) -> str:
+    """The value as text; a JSON value (mixed types in a JSON Lines column) without its quotes."""
+    if str(kind).upper() == "JSON":
+        return f"json_extract_string({expr}, '$')"
+    return f"CAST({expr} AS VARCHAR)"
+
+
+def _convert(expr: str, kind: Any, target: str) -> str:
+    """Cast one value to its flat kind; money and quantities go to DECIMAL through their decimal text."""
+    if str(kind).upper() == "JSON":
+        expr, kind = _text(expr, kind), VARCHAR
+    if target == "text":
+        return f"CAST({expr} AS VARCHAR)"
+    if target == "decimal":
+        return f"TRY_CAST(CAST({expr} AS VARCHAR) AS DECIMAL(38, 12))"
+    if target == "double":
+        return f"TRY_CAST({expr} AS DOUBLE)"
+    type_id = str(kind.id)
+    if type_id == "timestamp with time zone":
+        return f"timezone('UTC', {expr})"
+    if type_id.startswith("timestamp") or type_id == "date":
+        return f"CAST({expr} AS TIMESTAMP)"
+    return f"timezone('UTC', TRY_CAST(CAST({expr} AS VARCHAR) AS TIMESTAMPTZ))"
+
+
+def _list_expr(types: dict[str, Any], path: str, fields: dict[str, str]) -> str:
+    """A list of structs with exactly ``fields`` (missing ones NULL), whatever the file's element type.
+
+    A decimal field also keeps its text as ``<name>_text``, for error messages.
+    """
+    shape = [(f, SQL_TYPES[k]) for f, k in fields.items()]
+    shape += [(f"{f}_text", "VARCHAR") for f, k in fields.items() if k == "decimal"]
+    target = "STRUCT(" + ", ".join(f"{_quote(f)} {t}" for f, t in shape) + ")[]"
+    found = _lookup(types, path)
+    if found is None or found[1].id != "list":
+        return f"CAST(NULL AS {target})"
+    expr, kind = found
+    element = kind.children[0][1]
+    children = {c.lower(): (c, t) for c, t in element.children} if element.id == "struct" else {}
+    parts = []
+    for name, conv in fields.items():
+        if name.lower() in children:
+            child, child_type = children[name.lower()]
+            source, source_type = f"e.{_quote(child)}", child_type
+        elif str(element).upper() == "JSON":
+            source, source_type = f"json_extract_string(e, '$.{name}')", VARCHAR
+        else:
+            source, source_type = "NULL", VARCHAR
+        parts.append(f"{_quote(name)}: {_convert(source, source_type, conv)}")
+        if conv == "decimal":
+            parts.append(f"{_quote(name + '_text')}: {_text(source, source_type)}")
+    return f"list_transform({expr}, lambda e: {{{', '.join(parts)}}})"
+
+
+def create_flat_view(con: Connection, where: str) -> None:
+    """``gcp_flat``: one typed row per export row, from the raw view; fails on a non-export input."""
+    rel = con.sql(f"SELECT * FROM {RAW_VIEW}")
+    types = dict(zip(rel.columns, rel.types, strict=True))
+    missing = [path for path in REQUIRED if _lookup(types, path) is None]
+    if missing:
+        shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
+        raise InputError(f"{where}: not a Cloud Billing export: missing column(s) {shown}")
+    columns = []
+    for name, (path, kind) in FIELDS.items():
+        found = _lookup(types, path)
+        if found is None:
+            columns.append(f"CAST(NULL AS {SQL_TYPES[kind]}) AS {name}")
+            if name in TEXT_KEPT:
+                columns.append(f"CAST(NULL AS VARCHAR) AS {name}_text")
+            continue
+        columns.append(f"{_convert(found[0], found[1], kind)} AS {name}")
+        if name in TEXT_KEPT:
+            columns.append(f"{_text(*found)} AS {name}_text")
+    for name, (path, fields) in LISTS.items():
+        columns.append(f"{_list_expr(types, path, fields)} AS {name}")
+    columns += ["filename AS source_file", "file_row_number + 1 AS source_row"]
+    con.execute(f"CREATE OR REPLACE TEMP VIEW {FLAT_VIEW} AS SELECT {', '.join(columns)} FROM {RAW_VIEW}")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Reading: a BigQuery query, or exported files (local or gs://).
+# ---------------------------------------------------------------------------------------------------------
+
+
+def table_id(source: SourceConfig) -> str:
+    assert source.table is not None
+    if not TABLE_ID.fullmatch(source.table):
+        raise SourceError(
+            f"source {source.name!r}: table = {source.table!r} is not a BigQuery table id; expected "
+            '"project.dataset.table", e.g. "my-project.billing.gcp_billing_export_resource_v1_0A1B2C_3D4E5F_6A7B8C"'
+        )
+    return source.table
+
+
+def read_bigquery(
+    con: Connection, source: SourceConfig, since: datetime, month: str | None, reporter: Reporter
+) -> str:
+    """Run the parameterised query and expose its rows as the raw view; returns the origin label."""
+    from google.cloud import bigquery
+
+    table = table_id(source)
+    project = source.project or table.split(".", 1)[0]
+    config = bigquery.QueryJobConfig(
+        query_parameters=[
+            bigquery.ScalarQueryParameter("since", "TIMESTAMP", since),
+            bigquery.ScalarQueryParameter("invoice_month", "STRING", month),
+        ]
+    )
+    reporter.step(f"{source.name}: querying {table} for rows exported since {since:%Y-%m-%d %H:%M:%S} UTC")
+    try:
+        client = bigquery.Client(project=project, **gcp_api.client_kwargs(source))
+        rows = client.query_and_wait(
+            QUERY.format(table=table),
+            job_config=config,
+            page_size=PAGE_SIZE,
+            api_timeout=gcp_api.TIMEOUT_S,
+        )
+        arrow = rows.to_arrow(create_bqstorage_client=False)
+    except gcp_api.api_errors() as exc:
+        hints = {
+            "permission denied": (
+                "the caller needs roles/bigquery.dataViewer on the export dataset and "
+                f"roles/bigquery.jobUser on project {project!r}"
+            ),
+            "not found": "check `table`: the export table is gcp_billing_export_v1_<ACCOUNT> (standard) "
+            "or gcp_billing_export_resource_v1_<ACCOUNT> (detailed)",
+        }
+        raise gcp_api.source_error(source, exc, f"querying BigQuery table {table}", hints) from None
+    origin = f"bigquery:{table}"
+    arrow = arrow.append_column("filename", pa.array([origin] * arrow.num_rows, pa.string()))
+    arrow = arrow.append_column("file_row_number", pa.array(range(arrow.num_rows), pa.int64()))
+    # A view over Python memory lives only in this session: registered, not created.
+    con.execute(f"DROP VIEW IF EXISTS {RAW_VIEW}")
+    con.register(RAW_VIEW, arrow)
+    reporter.detail(f"{source.name}: {arrow.num_rows} row(s) from BigQuery")
+    return origin
+
+
+def _cache_dir(source: SourceConfig, config: Config) -> Path:
+    if source.cache_dir:
+        return Path(config.resolve(source.cache_dir))
+    return config.warehouse_path().parent / "cache" / source.name
+
+
+def _download(source: SourceConfig, config: Config, uri: str, reporter: Reporter) -> list[Path]:
+    """Mirror the export files under ``gs://bucket/prefix`` into the cache; unchanged objects are kept.
+
+    An object is unchanged when the cached copy has its size and its update time (set as mtime).
+    """
+    import google.cloud.storage as storage
+
+    bucket_name, _, prefix = uri[len("gs://") :].partition("/")
+    root = _cache_dir(source, config) / bucket_name
+    paths = []
+    try:
+        client = storage.Client(project=source.project, **gcp_api.client_kwargs(source))
+        for blob in client.list_blobs(bucket_name, prefix=prefix):
+            if not blob.name.endswith(FILE_SUFFIXES):
+                continue
+            local = root / blob.name
+            paths.append(local)
+            stamp = blob.updated.timestamp() if blob.updated else None
+            if local.is_file() and local.stat().st_size == blob.size and local.stat().st_mtime == stamp:
+                continue
+            local.parent.mkdir(parents=True, exist_ok=True)
+            blob.download_to_filename(str(local))
+            if stamp is not None:
+                os.utime(local, (stamp, stamp))
+            reporter.detail(f"{source.name}: downloaded gs://{bucket_name}/{blob.name}")
+    except gcp_api.api_errors() as exc:
+        hints = {"permission denied": "the caller needs roles/storage.objectViewer on the bucket"}
+        raise gcp_api.source_error(source, exc, f"reading {uri}", hints) from None
+    if not paths:
+        raise SourceError(f"source {source.name!r}: no parquet or JSON export files under {uri}")
+    return sorted(paths)
+
+
+def export_files(root: Path) -> list[Path]:
+    if root.is_file():
+        return [root]
+    files = sorted(p for p in root.rglob("*") if p.is_file() and p.name.endswith(FILE_SUFFIXES))
+    if not files:
+        raise SourceError(f"{root}: no Cloud Billing export files ({', '.join(FILE_SUFFIXES)}) found")
+    return files
+
+
+def read_files(con: Connection, files: list[Path]) -> None:
+    """The raw view over parquet or JSON Lines files, as BigQuery's EXPORT DATA / extract writes them."""
+    names = [str(f) for f in files]
+    parquet = [n.endswith(".parquet") for n in names]
+    if any(parquet) and not all(parquet):
+        raise InputError(
+            f"{files[0].parent}: mixes parquet and JSON export files; keep one format per source"
+        )
+    try:
+        if all(parquet):
+            rel = con.read_parquet(
+                names, union_by_name=True, filename=True, file_row_number=True, hive_partitioning=False
+            )
+            staging.create_raw_view(con, RAW_VIEW, rel)
+            return
+        rel = con.read_json(
+            names, format="newline_delimited", union_by_name=True, filename=True, sample_size=-1
+        )
+    except duckdb.Error as exc:
+        raise InputError(
+            f"{files[0]}: cannot read as a Cloud Billing export: {str(exc).splitlines()[0]}"
+        ) from None
+    staging.create_raw_view(con, f"{RAW_VIEW}_json", rel)
+    con.execute(
+        f"CREATE OR REPLACE TEMP VIEW {RAW_VIEW} AS SELECT *, "
+        f"CAST(row_number() OVER (PARTITION BY filename) - 1 AS BIGINT) AS file_row_number FROM {RAW_VIEW}_json"
+    )
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Loading: append the rows not yet present, keep the watermark per invoice month.
+# ---------------------------------------------------------------------------------------------------------
+
+
+def watermark(con: Connection, source: str) -> datetime | None:
+    """The export_time up to which every row of the source is in the warehouse (None: never pulled)."""
+    row = con.execute(
+        "SELECT max(version) FROM ingest_state WHERE source = $source AND starts_with(version, $prefix)",
+        {"source": source, "prefix": WATERMARK_PREFIX},
+    ).fetchone()
+    if not row or row[0] is None:
+        return None
+    return datetime.fromisoformat(row[0][len(WATERMARK_PREFIX) :])
+
+
+def _month(period: str | None) -> str | None:
+    return period.replace("-", "") if period else None
+
+
+def ingest(
+    con: Connection, source: SourceConfig, config: Config, period: str | None, reporter: Reporter
+) -> list[IngestResult]:
+    if bool(source.table) == bool(source.uri):
+        raise SourceError(
+            f"source {source.name!r}: kind gcp-billing needs exactly one of `table` (BigQuery) or `uri` "
+            "(exported parquet/JSON files, a folder or gs://bucket/prefix)"
+        )
+    known = watermark(con, source.name)
+    if period is not None or known is None:
+        since = EPOCH
+    else:
+        since = known.replace(tzinfo=UTC) - timedelta(days=source.overlap_days)
+    month = _month(period)
+    if source.table:
+        origin = read_bigquery(con, source, since, month, reporter)
+        where, files = f"BigQuery table {source.table}", [origin]
+    else:
+        assert source.uri is not None
+        if source.uri.startswith("gs://"):
+            paths = _download(source, config, source.uri, reporter)
+            where = source.uri
+        elif "://" in source.uri:
+            raise SourceError(f"source {source.name!r}: uri {source.uri!r}: expected a local path or gs://")
+        else:
+            root = Path(config.resolve(source.uri))
+            if not root.exists():
+                raise SourceError(f"source {source.name!r}: {root} does not exist")
+            paths = export_files(root)
+            where = str(paths[0]) if len(paths) == 1 else str(root)
+        reporter.step(f"{source.name}: reading {len(paths)} export file(s)")
+        read_files(con, paths)
+        files = [str(p) for p in paths]
+    create_flat_view(con, where)
+    staging.first_problem(con, "validate_gcp_billing", {})
+    params = {"source": source.name, "since": since.astimezone(UTC).replace(tzinfo=None), "month": month}
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {STAGED} AS " + queries.load("normalize_gcp_billing"), params)
+    return _append(con, source.name, files, full_pull=period is None, known=known)
+
+
+def _append(
+    con: Connection, source: str, files: list[str], *, full_pull: bool, known: datetime | None
+) -> list[IngestResult]:
+    """Insert the staged rows that are new; record each touched period's totals and the watermark."""
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {STAGED}_new AS SELECT * EXCLUDE (export_time) FROM {STAGED} s "
+        "WHERE NOT EXISTS (SELECT 1 FROM charges c WHERE c.charge_id = s.charge_id)"
+    )
+    new = dict(con.execute(f"SELECT billing_period, count(*) FROM {STAGED}_new GROUP BY 1").fetchall())
+    con.execute(f"INSERT INTO charges BY NAME SELECT * FROM {STAGED}_new")
+    periods = [
+        r[0] for r in con.execute(f"SELECT DISTINCT billing_period FROM {STAGED} ORDER BY 1").fetchall()
+    ]
+    latest = (con.execute(f"SELECT max(export_time) FROM {STAGED}").fetchone() or (None,))[0]
+    mark = known
+    if full_pull and latest is not None and (known is None or latest > known):
+        mark = latest
+    version = f"{WATERMARK_PREFIX}{mark.isoformat()}" if mark else "month-read"
+    if full_pull and mark is not None:
+        con.execute("UPDATE ingest_state SET version = $v WHERE source = $s", {"v": version, "s": source})
+    results = []
+    for period in periods:
+        count, total = con.execute(
+            "SELECT count(*), sum(billed_cost) FROM charges WHERE source = $source AND billing_period = $period",
+            {"source": source, "period": period},
+        ).fetchone() or (0, None)
+        con.execute(
+            "INSERT OR REPLACE INTO ingest_state VALUES ($source, $period, $version, $files, $rows, $total, $at)",
+            {
+                "source": source,
+                "period": period,
+                "version": version,
+                "files": json.dumps(files),
+                "rows": count,
+                "total": total,
+                "at": datetime.now(UTC).replace(tzinfo=None),
+            },
+        )
+        added = int(new.get(period, 0))
+        results.append(
+            IngestResult(
+                source,
+                period,
+                added,
+                Decimal(total) if total is not None else None,
+                skipped=added == 0,
+                version=version,
+                files=files,
+            )
+        )
+    return results
