@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -15,11 +17,38 @@ from trainledger.connectors import IngestResult
 from trainledger.errors import InputError
 from trainledger.warehouse import Connection
 
+# What DuckDB raises for input it cannot read: a truncated gzip, an unparsable CSV, a corrupt parquet file.
+READ_ERRORS = (duckdb.IOException, duckdb.InvalidInputException, duckdb.ConversionException)
+_QUOTED_PATH = re.compile(r"['\"](/[^'\"]+)['\"]")
+
+
+def unreadable(source: str, exc: Exception) -> InputError:
+    """DuckDB's read error as one line naming the file (when it says which) and what was expected."""
+    first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    reason = re.sub(r"^[A-Za-z ]*Error: ", "", first)
+    quoted = _QUOTED_PATH.search(reason)
+    tail = reason.rsplit(": ", 1)[-1] if ": " in reason else ""
+    file = quoted.group(1) if quoted else (tail if tail.startswith("/") else None)
+    if file and Path(file).is_file() and Path(file).stat().st_size == 0:
+        return InputError(f"{file}: file is empty; expected a bill with a header line and rows")
+    if file:
+        reason = reason.replace(f": {file}", "").replace(f"'{file}'", "the file").strip()
+    if "gzip" in reason.lower():
+        expected = "expected a complete gzip file (cut short or not gzip?)"
+    elif "parquet" in reason.lower() or "magic bytes" in reason.lower():
+        expected = "expected a complete parquet file"
+    else:
+        expected = "expected a readable bill in the source's format"
+    return InputError(f"{file or f'source {source!r}'}: cannot read: {reason}; {expected}")
+
 
 def create_raw_view(con: Connection, name: str, relation: duckdb.DuckDBPyRelation) -> None:
-    """Expose a file scan under a fixed view name so the normalising SQL can stay a plain file."""
-    con.execute(f'DROP VIEW IF EXISTS "{name}"')
-    relation.create_view(name, replace=True)
+    """Expose a file scan under a fixed view name so the normalising SQL can stay a plain file.
+
+    The view is temporary (this connection only): the warehouse never keeps a view over input files.
+    """
+    con.execute(f'DROP VIEW IF EXISTS "{name}"')  # also ends a pending result, which register() refuses
+    con.register(name, relation)
 
 
 def view_columns(con: Connection, view: str) -> dict[str, str]:
@@ -68,7 +97,20 @@ def replace_period(
     version: str,
     files: Sequence[str],
 ) -> IngestResult:
-    """Swap the period's charges for the staged rows; the caller's transaction makes it atomic."""
+    """Swap the period's charges for the staged rows; the caller's transaction makes it atomic.
+
+    A restatement replaces the period whole, so late rows land once. An empty restatement of a period
+    the warehouse holds is refused: a cut-short delivery must not erase a month.
+    """
+    staged_rows = con.execute(
+        f'SELECT count(*) FROM "{staged}" WHERE billing_period = $period', {"period": period}
+    ).fetchone()
+    if not (staged_rows and staged_rows[0]) and known_version(con, source, period) is not None:
+        where = files[0] if len(files) == 1 else f"{len(files)} files"
+        raise InputError(
+            f"{where}: no line items for billing period {period}; expected the restated period's rows "
+            "(an empty delivery would erase the period, which is kept as it was)"
+        )
     con.execute(
         "DELETE FROM charges WHERE source = $source AND billing_period = $period",
         {"source": source, "period": period},
@@ -77,10 +119,13 @@ def replace_period(
         f'INSERT INTO charges BY NAME SELECT * FROM "{staged}" WHERE billing_period = $period',
         {"period": period},
     )
-    count, total = con.execute(
-        "SELECT count(*), sum(billed_cost) FROM charges WHERE source = $source AND billing_period = $period",
+    count, currencies, total = con.execute(
+        "SELECT count(*), count(DISTINCT billing_currency), sum(billed_cost) FROM charges "
+        "WHERE source = $source AND billing_period = $period",
         {"source": source, "period": period},
-    ).fetchone() or (0, None)
+    ).fetchone() or (0, 0, None)
+    if currencies > 1:
+        total = None  # currencies are never added; the run ledger keeps the total per currency
     con.execute(
         "INSERT OR REPLACE INTO ingest_state VALUES ($source, $period, $version, $files, $rows, $total, $at)",
         {
