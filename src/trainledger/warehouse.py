@@ -52,6 +52,12 @@ def _connect(path: Path, read_only: bool, timeout_s: float) -> Connection:
             delay = min(delay * 2, 1.0)
 
 
+def _session(con: Connection) -> None:
+    """UTC for every time without a zone; no progress bar, since stdout carries only data."""
+    con.execute("SET TimeZone = 'UTC'")
+    con.execute("SET enable_progress_bar = false")
+
+
 @contextmanager
 def open_warehouse(config: Config, *, write: bool) -> Iterator[Connection]:
     """Open the warehouse; a writer creates it (0600 in a 0700 folder) and its schema.
@@ -68,7 +74,7 @@ def open_warehouse(config: Config, *, write: bool) -> Iterator[Connection]:
             )
         con = _connect(path, read_only=True, timeout_s=timeout)
         try:
-            con.execute("SET TimeZone = 'UTC'")
+            _session(con)
             yield con
         finally:
             con.close()
@@ -81,7 +87,7 @@ def open_warehouse(config: Config, *, write: bool) -> Iterator[Connection]:
         try:
             if fresh:
                 os.chmod(path, 0o600)
-            con.execute("SET TimeZone = 'UTC'")
+            _session(con)
             con.execute(queries.load("schema"))
             yield con
         finally:

@@ -118,10 +118,8 @@ def scan(con: Connection, files: list[Path]) -> None:
             for c in maps
         )
         select = f"* REPLACE ({replace})" if replace else "*"
-        con.execute(
-            f"CREATE OR REPLACE TEMP VIEW {RAW_VIEW} AS SELECT {select}, "
-            f"CAST(row_number() OVER () AS BIGINT) AS file_row_number FROM {RAW_VIEW}_text"
-        )
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {RAW_VIEW}_maps AS SELECT {select} FROM {RAW_VIEW}_text")
+        staging.number_rows(con, f"{RAW_VIEW}_maps", RAW_VIEW)
         return
     raise InputError(f"{files[0].parent}: expected .parquet or .csv.gz data files, got {names[0]}")
 

@@ -14,6 +14,7 @@ import duckdb
 
 from trainledger import queries
 from trainledger.connectors import IngestResult
+from trainledger.currencies import ISO_4217
 from trainledger.errors import InputError
 from trainledger.warehouse import Connection
 
@@ -51,6 +52,20 @@ def create_raw_view(con: Connection, name: str, relation: duckdb.DuckDBPyRelatio
     con.register(name, relation)
 
 
+def number_rows(con: Connection, text_view: str, view: str) -> None:
+    """``view`` = ``text_view`` plus ``file_row_number`` (0-based, per file), for readers without one (CSV).
+
+    ``row_number() OVER ()`` streams in scan order, which DuckDB keeps for a multi-file scan; numbering
+    per file by ``PARTITION BY`` alone would not (it reorders rows), and charge ids and error locations
+    must not change from run to run.
+    """
+    con.execute(
+        f'CREATE OR REPLACE TEMP VIEW "{view}" AS SELECT * EXCLUDE (scan_row), '
+        "CAST(scan_row - min(scan_row) OVER (PARTITION BY filename) AS BIGINT) AS file_row_number "
+        f'FROM (SELECT *, row_number() OVER () AS scan_row FROM "{text_view}")'
+    )
+
+
 def view_columns(con: Connection, view: str) -> dict[str, str]:
     cur = con.execute(f'SELECT * FROM "{view}" LIMIT 0')
     return {d[0]: str(d[1]) for d in cur.description or []}
@@ -80,8 +95,14 @@ def add_missing_columns(
 
 
 def first_problem(con: Connection, query: str, params: dict[str, Any]) -> None:
-    """Run a validation query; its first row (file, row, column, problem) becomes one InputError line."""
-    row = con.execute(queries.load(query), params).fetchone()
+    """Run a validation query; its first row (file, row, column, problem) becomes one InputError line.
+
+    A query that names ``$currencies`` gets the ISO 4217 codes.
+    """
+    sql = queries.load(query)
+    if "$currencies" in sql:
+        params = {**params, "currencies": sorted(ISO_4217)}
+    row = con.execute(sql, params).fetchone()
     if row:
         file, line, column, problem = row
         where = f"{file}, row {line}" if line is not None else f"{file}"
