@@ -66,7 +66,7 @@ def _ingest(
         if totals:
             summary.billed[(r.source, r.period)] = {c: total for c, (_, total) in totals.items()}
         if len(totals) > 1:
-            shown = ", ".join(f"{rows} rows in {c}" for c, (rows, _) in totals.items())
+            shown = ", ".join(f"{c}: {rows} row{'s' * (rows != 1)}" for c, (rows, _) in totals.items())
             reporter.warn(
                 f"{r.source} {r.period}: charges in {len(totals)} currencies ({shown}); "
                 "totals are kept per currency, never added"

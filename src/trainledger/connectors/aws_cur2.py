@@ -118,8 +118,9 @@ def scan(con: Connection, files: list[Path]) -> None:
             for c in maps
         )
         select = f"* REPLACE ({replace})" if replace else "*"
-        con.execute(f"CREATE OR REPLACE TEMP VIEW {RAW_VIEW}_maps AS SELECT {select} FROM {RAW_VIEW}_text")
-        staging.number_rows(con, f"{RAW_VIEW}_maps", RAW_VIEW)
+        staging.number_rows(con, f"{RAW_VIEW}_text", f"{RAW_VIEW}_numbered")
+        staging.check_json_objects(con, f"{RAW_VIEW}_numbered", maps)
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {RAW_VIEW} AS SELECT {select} FROM {RAW_VIEW}_numbered")
         return
     raise InputError(f"{files[0].parent}: expected .parquet or .csv.gz data files, got {names[0]}")
 

@@ -66,6 +66,19 @@ def number_rows(con: Connection, text_view: str, view: str) -> None:
     )
 
 
+def check_json_objects(con: Connection, view: str, columns: Sequence[str]) -> None:
+    """Map columns written as JSON text (CUR 2.0 csv): the first cell that is not an object is an error."""
+    for column in columns:
+        row = con.execute(
+            f'SELECT filename, file_row_number + 1, left("{column}", 60) FROM "{view}" '
+            f"WHERE nullif(trim(\"{column}\"), '') IS NOT NULL "
+            f'AND (NOT json_valid("{column}") OR json_type("{column}") <> \'OBJECT\') ORDER BY 1, 2 LIMIT 1'
+        ).fetchone()
+        if row:
+            file, line, text = row
+            raise InputError(f"{file}, row {line}, column {column}: expected a JSON object, got '{text}'")
+
+
 def view_columns(con: Connection, view: str) -> dict[str, str]:
     cur = con.execute(f'SELECT * FROM "{view}" LIMIT 0')
     return {d[0]: str(d[1]) for d in cur.description or []}
