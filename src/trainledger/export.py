@@ -119,9 +119,15 @@ def export_csv(con: Connection, period: str, by: str | None = None) -> str:
 
 
 def write_period_exports(con: Connection, config: Config, reporter: Reporter) -> list[Path]:
-    """One CSV per billing period into ``[exports] dir`` (nightly)."""
+    """One CSV per billing period into ``[exports] dir`` (nightly).
+
+    Temporary files that a killed run left behind are removed first: the caller holds the warehouse's
+    write lock, so no other nightly run is writing them.
+    """
     assert config.exports.dir
     folder = Path(config.resolve(config.exports.dir))
+    for stale in folder.glob(".trainledger-*.tmp"):
+        stale.unlink(missing_ok=True)
     written = []
     for (period,) in con.execute("SELECT DISTINCT billing_period FROM allocations ORDER BY 1").fetchall():
         path = folder / f"trainledger-{period}.csv"
