@@ -7,6 +7,7 @@ a kill leaves the warehouse as it was. Exports and the budget check of `nightly`
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -96,10 +97,12 @@ def _attribute(
 
 
 @contextmanager
-def _writing(config: Config, run: Run) -> Iterator[Connection]:
+def _writing(config: Config, run: Run, reporter: Reporter) -> Iterator[Connection]:
     """The warehouse open for writing (waiting for the lock); the run is recorded as failed if the block
     raises, after the block's transaction has rolled back."""
-    with open_warehouse(config, write=True) as con, runledger.recorded(con, run):
+    asked = time.monotonic()
+    with open_warehouse(config, write=True, notify=reporter.step) as con, runledger.recorded(con, run):
+        run.detail["lock_wait_s"] = round(time.monotonic() - asked, 3)
         yield con
 
 
@@ -108,7 +111,7 @@ def ingest(
 ) -> RunSummary:
     run = Run("ingest", {"source": source, "period": period}, secrets=config_secrets(config))
     summary = RunSummary(run_id=run.run_id)
-    with _writing(config, run) as con, transaction(con):
+    with _writing(config, run, reporter) as con, transaction(con):
         _ingest(con, config, reporter, run, summary, source, period)
         _load_experiments(con, config, reporter, run, summary)
         runledger.write(con, run, "ok")
@@ -118,7 +121,7 @@ def ingest(
 def attribute(config: Config, reporter: Reporter, period: str | None = None) -> RunSummary:
     run = Run("attribute", {"period": period}, secrets=config_secrets(config))
     summary = RunSummary(run_id=run.run_id)
-    with _writing(config, run) as con, transaction(con):
+    with _writing(config, run, reporter) as con, transaction(con):
         _load_experiments(con, config, reporter, run, summary)
         _attribute(con, config, reporter, run, summary, period)
         runledger.write(con, run, "ok")
@@ -131,7 +134,7 @@ def nightly(config: Config, reporter: Reporter) -> RunSummary:
 
     run = Run("nightly", secrets=config_secrets(config))
     summary = RunSummary(run_id=run.run_id)
-    with _writing(config, run) as con:
+    with _writing(config, run, reporter) as con:
         with transaction(con):
             _ingest(con, config, reporter, run, summary, None, None)
             _load_experiments(con, config, reporter, run, summary)

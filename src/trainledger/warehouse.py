@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
@@ -30,7 +30,9 @@ def _holder(exc: Exception) -> str:
     return f"process {found.group(1)}" if found else "another process"
 
 
-def _connect(path: Path, read_only: bool, timeout_s: float) -> Connection:
+def _connect(
+    path: Path, read_only: bool, timeout_s: float, notify: Callable[[str], None] | None = None
+) -> Connection:
     """Open the file, retrying while another process holds DuckDB's file lock, for at most ``timeout_s``."""
     deadline = time.monotonic() + timeout_s
     delay = 0.05
@@ -40,6 +42,8 @@ def _connect(path: Path, read_only: bool, timeout_s: float) -> Connection:
         except duckdb.IOException as exc:
             if not _is_lock_error(exc):
                 raise TrainledgerError(f"{path}: cannot open warehouse: {str(exc).splitlines()[0]}") from None
+            if notify is not None and delay == 0.05:
+                notify(f"waiting up to {timeout_s:g}s for {_holder(exc)} to release the warehouse")
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 action = "read" if read_only else "write"
@@ -59,10 +63,13 @@ def _session(con: Connection) -> None:
 
 
 @contextmanager
-def open_warehouse(config: Config, *, write: bool) -> Iterator[Connection]:
+def open_warehouse(
+    config: Config, *, write: bool, notify: Callable[[str], None] | None = None
+) -> Iterator[Connection]:
     """Open the warehouse; a writer creates it (0600 in a 0700 folder) and its schema.
 
-    While a writer is open the process umask is 077, so the files DuckDB adds next to the warehouse (its
+    ``notify`` hears once that the call is waiting for another process's lock. While a writer is open
+    the process umask is 077, so the files DuckDB adds next to the warehouse (its
     write-ahead log, spill files) are owner-only too: they hold the same data.
     """
     path = config.warehouse_path()
@@ -72,7 +79,7 @@ def open_warehouse(config: Config, *, write: bool) -> Iterator[Connection]:
             raise NotFound(
                 f"{path}: no warehouse yet - run `trainledger nightly` (or `ingest` and `attribute`)"
             )
-        con = _connect(path, read_only=True, timeout_s=timeout)
+        con = _connect(path, read_only=True, timeout_s=timeout, notify=notify)
         try:
             _session(con)
             yield con
@@ -83,7 +90,7 @@ def open_warehouse(config: Config, *, write: bool) -> Iterator[Connection]:
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         fresh = not path.exists()
-        con = _connect(path, read_only=False, timeout_s=timeout)
+        con = _connect(path, read_only=False, timeout_s=timeout, notify=notify)
         try:
             if fresh:
                 os.chmod(path, 0o600)
