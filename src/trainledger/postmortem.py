@@ -63,8 +63,9 @@ def markdown(r: Reconciliation) -> str:
     lines = [f"# Post-mortem: {r.experiment_id}", ""]
     lines.extend(f"- {line}" for line in _header_lines(r))
     lines.extend(["", "| " + " | ".join(HEADERS) + " |", "|" + "---|" * 2 + "---:|" * 4])
-    for row in _rows(r):
-        lines.append("| " + " | ".join(_md_cell(c) for c in row) + " |")
+    for phase, category, *numbers in _rows(r):  # numbers stay numbers: a leading minus is not a formula
+        cells = [_md_cell(phase), _md_cell(category), *(n.replace("|", "\\|") for n in numbers)]
+        lines.append("| " + " | ".join(cells) + " |")
     lines.extend(
         ["", "## Waste", "", f"- idle: {_m(r.idle)} {r.currency}", f"- failed: {_m(r.failed)} {r.currency}"]
     )
