@@ -61,7 +61,9 @@ def test_flag_beats_environment_beats_file(tmp_path: Path, monkeypatch: pytest.M
 
 
 def test_missing_explicit_config_says_how_to_make_one(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=re.escape("config file not found (create one with `trainledger init`)")):
+    with pytest.raises(
+        ConfigError, match=re.escape("config file not found (create one with `trainledger init`)")
+    ):
         config.load(tmp_path / "nope.toml")
 
 

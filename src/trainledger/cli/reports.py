@@ -221,7 +221,9 @@ def labels(obj: Context, period: str | None, fmt_: str) -> None:
             (r["provider"], r["service_name"], r["usage_type"], r["effective_cost"])
             for r in result.unknown_services
         ]
-        click.echo(table(["provider", "service", "usage type", "effective_cost"], services, ["effective_cost"]))
+        click.echo(
+            table(["provider", "service", "usage type", "effective_cost"], services, ["effective_cost"])
+        )
 
 
 @click.command()

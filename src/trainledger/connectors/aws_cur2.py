@@ -153,7 +153,9 @@ def load_period(con: Connection, source: str, period: str, files: list[Path], ve
     where = str(files[0]) if len(files) == 1 else str(files[0].parent)
     staging.add_missing_columns(con, RAW_VIEW, OPTIONAL, REQUIRED, where, "CUR 2.0")
     staging.first_problem(con, "validate_cur2", {"period": period})
-    con.execute("CREATE OR REPLACE TEMP TABLE staged_charges AS " + queries.load("normalize_cur2"), {"source": source})
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE staged_charges AS " + queries.load("normalize_cur2"), {"source": source}
+    )
     staging.first_problem(con, "validate_staged", {})
     return staging.replace_period(
         con,
@@ -163,4 +165,3 @@ def load_period(con: Connection, source: str, period: str, files: list[Path], ve
         version=version,
         files=[str(f) for f in files],
     )
-
