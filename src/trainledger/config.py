@@ -293,6 +293,7 @@ STARTER = """\
 
 [warehouse]
 path = ".trainledger/ledger.duckdb"
+# lock_timeout_s = 30           # how long a run waits for another to release the warehouse
 
 # One [[sources]] entry per bill or inventory. kind is one of:
 # aws-cur2, aws-cur, aws-focus, aws-tags, gcp-billing, gcp-catalog, gcp-labels, focus, manual.

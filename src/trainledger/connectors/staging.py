@@ -43,26 +43,39 @@ def unreadable(source: str, exc: Exception) -> InputError:
     return InputError(f"{file or f'source {source!r}'}: cannot read: {reason}; {expected}")
 
 
+def _drop_temp(con: Connection, name: str) -> None:
+    """Drop this connection's temporary table or view ``name`` (a registered scan counts as a view)."""
+    kinds = con.execute(
+        "SELECT 'TABLE' FROM duckdb_tables() WHERE temporary AND table_name = $name "
+        "UNION ALL SELECT 'VIEW' FROM duckdb_views() WHERE temporary AND view_name = $name",
+        {"name": name},
+    ).fetchall()
+    for (kind,) in kinds:
+        con.execute(f'DROP {kind} IF EXISTS temp."{name}"')
+
+
 def create_raw_view(con: Connection, name: str, relation: duckdb.DuckDBPyRelation) -> None:
     """Expose a file scan under a fixed view name so the normalising SQL can stay a plain file.
 
     The view is temporary (this connection only): the warehouse never keeps a view over input files.
     """
-    con.execute(f'DROP VIEW IF EXISTS "{name}"')  # also ends a pending result, which register() refuses
+    _drop_temp(con, name)  # also ends a pending result, which register() refuses
     con.register(name, relation)
 
 
-def number_rows(con: Connection, text_view: str, view: str) -> None:
-    """``view`` = ``text_view`` plus ``file_row_number`` (0-based, per file), for readers without one (CSV).
+def number_rows(con: Connection, text_view: str, table: str) -> None:
+    """Read a scan without row numbers (CSV) once into the temporary ``table``, adding ``file_row_number``
+    (0-based, per file).
 
-    ``row_number() OVER ()`` streams in scan order, which DuckDB keeps for a multi-file scan; numbering
-    per file by ``PARTITION BY`` alone would not (it reorders rows), and charge ids and error locations
-    must not change from run to run.
+    Read once, because every query over a CSV view reads and sniffs the files again. ``row_number()
+    OVER ()`` streams in scan order, which DuckDB keeps for a multi-file scan; numbering by ``PARTITION BY
+    filename`` alone would reorder rows, and charge ids and error locations must not change between runs.
     """
+    _drop_temp(con, table)
     con.execute(
-        f'CREATE OR REPLACE TEMP VIEW "{view}" AS SELECT * EXCLUDE (scan_row), '
+        f'CREATE TEMP TABLE "{table}" AS SELECT * EXCLUDE (scan_row), '
         "CAST(scan_row - min(scan_row) OVER (PARTITION BY filename) AS BIGINT) AS file_row_number "
-        f'FROM (SELECT *, row_number() OVER () AS scan_row FROM "{text_view}")'
+        f'FROM (SELECT *, row_number() OVER () AS scan_row FROM "{text_view}") ORDER BY scan_row'
     )
 
 
