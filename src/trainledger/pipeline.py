@@ -35,7 +35,6 @@ class RunSummary:
     billed: dict[tuple[str, str | None], dict[str, Decimal]] = field(default_factory=dict)
     # Allocated BilledCost and EffectiveCost per currency.
     allocated: dict[str, dict[str, Decimal]] = field(default_factory=dict)
-    run_id: str = ""
 
 
 def ingest_sources(
@@ -110,7 +109,7 @@ def ingest(
     config: Config, reporter: Reporter, source: str | None = None, period: str | None = None
 ) -> RunSummary:
     run = Run("ingest", {"source": source, "period": period}, secrets=config_secrets(config))
-    summary = RunSummary(run_id=run.run_id)
+    summary = RunSummary()
     with _writing(config, run, reporter) as con, transaction(con):
         _ingest(con, config, reporter, run, summary, source, period)
         _load_experiments(con, config, reporter, run, summary)
@@ -120,7 +119,7 @@ def ingest(
 
 def attribute(config: Config, reporter: Reporter, period: str | None = None) -> RunSummary:
     run = Run("attribute", {"period": period}, secrets=config_secrets(config))
-    summary = RunSummary(run_id=run.run_id)
+    summary = RunSummary()
     with _writing(config, run, reporter) as con, transaction(con):
         _load_experiments(con, config, reporter, run, summary)
         _attribute(con, config, reporter, run, summary, period)
@@ -133,7 +132,7 @@ def nightly(config: Config, reporter: Reporter) -> RunSummary:
     from trainledger import budgets, export
 
     run = Run("nightly", secrets=config_secrets(config))
-    summary = RunSummary(run_id=run.run_id)
+    summary = RunSummary()
     with _writing(config, run, reporter) as con:
         with transaction(con):
             _ingest(con, config, reporter, run, summary, None, None)
