@@ -1,6 +1,10 @@
 -- Find the first CUR 2.0 row that cannot be trusted, before anything is written.
--- Grain: at most one row (file, row, column, problem). Parameters: $period (YYYY-MM of the partition, or
--- NULL for files delivered without a manifest, whose rows name their own periods).
+-- Grain: at most one row (file, row, column, problem).
+-- Parameters: $period (YYYY-MM of the partition, or NULL for files delivered without a manifest, whose
+-- rows name their own periods), $currencies (ISO 4217 codes).
+-- Times without a zone are UTC: AWS writes every CUR time in UTC (the session time zone is UTC).
+-- Money columns must be finite and fit DECIMAL(38, 12); usage dates outside the billing period are kept
+-- (corrections may refer to earlier usage), but the row's billing period must be the partition's.
 WITH checked AS (
     SELECT
         filename AS file,
@@ -10,10 +14,38 @@ WITH checked AS (
         line_item_currency_code AS currency,
         TRY_CAST(bill_billing_period_start_date AS TIMESTAMPTZ) AS period_start,
         bill_billing_period_start_date AS period_start_text,
+        TRY_CAST(bill_billing_period_end_date AS TIMESTAMPTZ) AS period_end,
+        bill_billing_period_end_date AS period_end_text,
         TRY_CAST(line_item_usage_start_date AS TIMESTAMPTZ) AS usage_start,
         line_item_usage_start_date AS usage_start_text,
+        TRY_CAST(line_item_usage_end_date AS TIMESTAMPTZ) AS usage_end,
+        nullif(trim(CAST(line_item_usage_end_date AS VARCHAR)), '') AS usage_end_text,
         identity_line_item_id AS line_item_id
     FROM cur2_raw_full
+),
+-- The optional money columns that become DECIMAL, one row per non-empty value.
+money AS (
+    SELECT file, row_no, column_name, value_text, TRY_CAST(value_text AS DOUBLE) AS value
+    FROM (
+        SELECT
+            filename AS file,
+            file_row_number + 1 AS row_no,
+            CAST(pricing_public_on_demand_cost AS VARCHAR) AS pricing_public_on_demand_cost,
+            CAST(savings_plan_savings_plan_effective_cost AS VARCHAR) AS savings_plan_savings_plan_effective_cost,
+            CAST(savings_plan_total_commitment_to_date AS VARCHAR) AS savings_plan_total_commitment_to_date,
+            CAST(savings_plan_used_commitment AS VARCHAR) AS savings_plan_used_commitment,
+            CAST(reservation_effective_cost AS VARCHAR) AS reservation_effective_cost,
+            CAST(reservation_unused_amortized_upfront_fee_for_billing_period AS VARCHAR)
+                AS reservation_unused_amortized_upfront_fee_for_billing_period,
+            CAST(reservation_unused_recurring_fee AS VARCHAR) AS reservation_unused_recurring_fee,
+            CAST(line_item_usage_amount AS VARCHAR) AS line_item_usage_amount
+        FROM cur2_raw_full
+    ) UNPIVOT (value_text FOR column_name IN (
+        pricing_public_on_demand_cost, savings_plan_savings_plan_effective_cost,
+        savings_plan_total_commitment_to_date, savings_plan_used_commitment, reservation_effective_cost,
+        reservation_unused_amortized_upfront_fee_for_billing_period, reservation_unused_recurring_fee,
+        line_item_usage_amount))
+    WHERE nullif(trim(value_text), '') IS NOT NULL
 )
 SELECT file, row_no, column_name, problem
 FROM (
@@ -22,21 +54,38 @@ FROM (
                AS problem, 1 AS priority
     FROM checked WHERE unblended IS NULL OR NOT isfinite(unblended)
     UNION ALL
+    SELECT file, row_no, 'line_item_unblended_cost',
+           'expected a cost below 10^26, got ''' || CAST(unblended_text AS VARCHAR) || '''', 1
+    FROM checked WHERE isfinite(unblended) AND abs(unblended) >= 1e26
+    UNION ALL
+    SELECT file, row_no, column_name,
+           'expected a finite number below 10^26 or nothing, got ''' || value_text || '''', 2
+    FROM money WHERE value IS NULL OR NOT isfinite(value) OR abs(value) >= 1e26
+    UNION ALL
     SELECT file, row_no, 'line_item_currency_code',
-           'expected a 3-letter currency code, got ' || coalesce('''' || currency || '''', 'nothing'), 2
-    FROM checked WHERE currency IS NULL OR NOT regexp_full_match(currency, '[A-Z]{3}')
+           'expected an ISO 4217 currency code such as USD, got ' || coalesce('''' || currency || '''', 'nothing'), 3
+    FROM checked WHERE currency IS NULL OR NOT list_contains($currencies, currency)
     UNION ALL
     SELECT file, row_no, 'bill_billing_period_start_date',
            'expected a timestamp' || coalesce(' in billing period ' || $period, '') || ', got '
-               || coalesce('''' || CAST(period_start_text AS VARCHAR) || '''', 'nothing'), 3
+               || coalesce('''' || CAST(period_start_text AS VARCHAR) || '''', 'nothing'), 4
     FROM checked
     WHERE period_start IS NULL OR strftime(timezone('UTC', period_start), '%Y-%m') <> coalesce($period, strftime(timezone('UTC', period_start), '%Y-%m'))
     UNION ALL
+    SELECT file, row_no, 'bill_billing_period_end_date',
+           'expected a timestamp after the billing period start, got '
+               || coalesce('''' || CAST(period_end_text AS VARCHAR) || '''', 'nothing'), 5
+    FROM checked WHERE period_end IS NULL OR period_end <= period_start
+    UNION ALL
     SELECT file, row_no, 'line_item_usage_start_date',
-           'expected a timestamp, got ' || coalesce('''' || CAST(usage_start_text AS VARCHAR) || '''', 'nothing'), 4
+           'expected a timestamp, got ' || coalesce('''' || CAST(usage_start_text AS VARCHAR) || '''', 'nothing'), 6
     FROM checked WHERE usage_start IS NULL
     UNION ALL
-    SELECT file, row_no, 'identity_line_item_id', 'expected a line item id, got nothing', 5
+    SELECT file, row_no, 'line_item_usage_end_date',
+           'expected a timestamp not before line_item_usage_start_date, got ''' || usage_end_text || '''', 7
+    FROM checked WHERE usage_end_text IS NOT NULL AND (usage_end IS NULL OR usage_end < usage_start)
+    UNION ALL
+    SELECT file, row_no, 'identity_line_item_id', 'expected a line item id, got nothing', 8
     FROM checked WHERE line_item_id IS NULL OR line_item_id = ''
 )
 ORDER BY priority, file, row_no

@@ -1,45 +1,65 @@
 -- Find the first FOCUS row that cannot be cast, before anything is written.
--- Grain: at most one row (file, row, column, problem). No parameters.
+-- Grain: at most one row (file, row, column, problem). Parameters: $currencies (ISO 4217 codes).
+-- Times without a zone are UTC, as FOCUS requires of every date/time column (the session time zone is
+-- UTC). A charge period outside its billing period is kept: FOCUS corrections may refer to earlier usage.
 WITH raw AS (
     SELECT filename AS file, file_row_number + 1 AS row_no, * EXCLUDE (filename, file_row_number)
     FROM focus_raw_full
+),
+typed AS (
+    SELECT
+        *,
+        TRY_CAST(CAST(BillingPeriodStart AS VARCHAR) AS TIMESTAMPTZ) AS bp_start,
+        TRY_CAST(CAST(BillingPeriodEnd AS VARCHAR) AS TIMESTAMPTZ) AS bp_end,
+        TRY_CAST(CAST(ChargePeriodStart AS VARCHAR) AS TIMESTAMPTZ) AS cp_start,
+        TRY_CAST(CAST(ChargePeriodEnd AS VARCHAR) AS TIMESTAMPTZ) AS cp_end
+    FROM raw
 )
 SELECT file, row_no, column_name, problem
 FROM (
     SELECT file, row_no, 'BilledCost' AS column_name,
            'expected a decimal number, got ' || coalesce('''' || CAST(BilledCost AS VARCHAR) || '''', 'nothing')
                AS problem, 1 AS priority
-    FROM raw WHERE TRY_CAST(CAST(BilledCost AS VARCHAR) AS DECIMAL(38, 12)) IS NULL
+    FROM typed WHERE TRY_CAST(CAST(BilledCost AS VARCHAR) AS DECIMAL(38, 12)) IS NULL
     UNION ALL
     SELECT file, row_no, 'EffectiveCost',
            'expected a decimal number, got ''' || CAST(EffectiveCost AS VARCHAR) || '''', 2
-    FROM raw
+    FROM typed
     WHERE EffectiveCost IS NOT NULL AND TRY_CAST(CAST(EffectiveCost AS VARCHAR) AS DECIMAL(38, 12)) IS NULL
     UNION ALL
     SELECT file, row_no, 'ListCost', 'expected a decimal number, got ''' || CAST(ListCost AS VARCHAR) || '''', 3
-    FROM raw WHERE ListCost IS NOT NULL AND TRY_CAST(CAST(ListCost AS VARCHAR) AS DECIMAL(38, 12)) IS NULL
+    FROM typed WHERE ListCost IS NOT NULL AND TRY_CAST(CAST(ListCost AS VARCHAR) AS DECIMAL(38, 12)) IS NULL
     UNION ALL
     SELECT file, row_no, 'BillingCurrency',
-           'expected a 3-letter currency code, got ' || coalesce('''' || BillingCurrency || '''', 'nothing'), 4
-    FROM raw WHERE BillingCurrency IS NULL OR NOT regexp_full_match(BillingCurrency, '[A-Z]{3}')
+           'expected an ISO 4217 currency code such as USD, got '
+               || coalesce('''' || BillingCurrency || '''', 'nothing'), 4
+    FROM typed WHERE BillingCurrency IS NULL OR NOT list_contains($currencies, BillingCurrency)
     UNION ALL
     SELECT file, row_no, 'BillingPeriodStart',
            'expected a timestamp, got ' || coalesce('''' || CAST(BillingPeriodStart AS VARCHAR) || '''', 'nothing'), 5
-    FROM raw WHERE TRY_CAST(CAST(BillingPeriodStart AS VARCHAR) AS TIMESTAMPTZ) IS NULL
+    FROM typed WHERE bp_start IS NULL
+    UNION ALL
+    SELECT file, row_no, 'BillingPeriodEnd',
+           'expected a timestamp after BillingPeriodStart, got '
+               || coalesce('''' || CAST(BillingPeriodEnd AS VARCHAR) || '''', 'nothing'), 6
+    FROM typed WHERE bp_start IS NOT NULL AND (bp_end IS NULL OR bp_end <= bp_start)
     UNION ALL
     SELECT file, row_no, 'ChargePeriodStart',
-           'expected a timestamp, got ''' || CAST(ChargePeriodStart AS VARCHAR) || '''', 6
-    FROM raw
-    WHERE ChargePeriodStart IS NOT NULL AND TRY_CAST(CAST(ChargePeriodStart AS VARCHAR) AS TIMESTAMPTZ) IS NULL
+           'expected a timestamp, got ''' || CAST(ChargePeriodStart AS VARCHAR) || '''', 7
+    FROM typed WHERE ChargePeriodStart IS NOT NULL AND cp_start IS NULL
+    UNION ALL
+    SELECT file, row_no, 'ChargePeriodEnd',
+           'expected a timestamp not before ChargePeriodStart, got ''' || CAST(ChargePeriodEnd AS VARCHAR) || '''', 8
+    FROM typed WHERE ChargePeriodEnd IS NOT NULL AND (cp_end IS NULL OR cp_end < cp_start)
     UNION ALL
     SELECT file, row_no, 'ChargeCategory',
            'expected one of Usage, Purchase, Tax, Credit, Adjustment, got '
-               || coalesce('''' || ChargeCategory || '''', 'nothing'), 7
-    FROM raw WHERE ChargeCategory IS NULL
+               || coalesce('''' || ChargeCategory || '''', 'nothing'), 9
+    FROM typed WHERE ChargeCategory IS NULL
         OR ChargeCategory NOT IN ('Usage', 'Purchase', 'Tax', 'Credit', 'Adjustment')
     UNION ALL
-    SELECT file, row_no, 'Tags', 'expected a JSON object, got ''' || left(CAST(Tags AS VARCHAR), 60) || '''', 8
-    FROM raw WHERE Tags IS NOT NULL AND (NOT json_valid(CAST(Tags AS VARCHAR))
+    SELECT file, row_no, 'Tags', 'expected a JSON object, got ''' || left(CAST(Tags AS VARCHAR), 60) || '''', 10
+    FROM typed WHERE Tags IS NOT NULL AND (NOT json_valid(CAST(Tags AS VARCHAR))
         OR json_type(CAST(Tags AS VARCHAR)) <> 'OBJECT')
 )
 ORDER BY priority, file, row_no

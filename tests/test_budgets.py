@@ -6,9 +6,15 @@ import json
 
 import pytest
 
-from conftest import Project
+from conftest import Project, demo_config
 
 MATH_REASONER_NOVEMBER = "5429.28466375"  # EffectiveCost of everything labelled math-reasoner in 2026-11
+
+
+@pytest.fixture(autouse=True)
+def demo_budget(project: Project, demo_files) -> None:
+    """These tests are about the demo's own budget, which crosses 80%."""
+    project.write_config(demo_config(demo_files, budget=True))
 
 
 def test_nightly_exits_2_and_writes_the_alerts_when_the_demo_budget_crosses_80_percent(

@@ -30,7 +30,7 @@ def test_fixture_total_is_what_the_generator_says(demo_files: Path) -> None:
 
 
 def test_export_sums_to_the_bill_exactly(run, project: Project, demo_files: Path) -> None:
-    assert run("nightly").exit_code == 2  # the demo's budget crosses 80% (tests/test_budgets.py)
+    assert run("nightly").exit_code == 0
     result = run("export", "--period", "2026-11", "--out", "nov.csv")
     assert result.exit_code == 0, result.stderr
     rows = list(csv.DictReader((project.root / "nov.csv").open(encoding="utf-8")))

@@ -2,7 +2,7 @@
 
 Precedence: command-line flag > environment (``TRAINLEDGER_CONFIG``, ``TRAINLEDGER_WAREHOUSE``) > file >
 default. Unknown sections and keys are errors naming the file and the key, so a typo never silently
-falls back to a default.
+falls back to a default. ``--lock-timeout`` > ``TRAINLEDGER_LOCK_TIMEOUT`` > ``[warehouse] lock_timeout_s``.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ class Strict(BaseModel):
 
 class WarehouseConfig(Strict):
     path: str = DEFAULT_WAREHOUSE
-    lock_timeout_s: float = 30.0
+    lock_timeout_s: float = Field(default=30.0, ge=0)  # how long a run waits for another to finish
 
 
 class SourceConfig(Strict):
@@ -280,7 +280,13 @@ def parse(text: str, origin: str, base_dir: Path) -> Config:
         raise ConfigError(f"{origin}: {where}: {err['msg'].removeprefix('Value error, ')}") from None
 
 
-def load(path: str | Path | None = None, warehouse: str | None = None, *, required: bool = False) -> Config:
+def load(
+    path: str | Path | None = None,
+    warehouse: str | None = None,
+    *,
+    required: bool = False,
+    lock_timeout: float | None = None,
+) -> Config:
     """Load the config by precedence; a missing default file gives the defaults unless ``required``."""
     explicit = path or os.environ.get("TRAINLEDGER_CONFIG")
     config_path = Path(explicit or DEFAULT_CONFIG)
@@ -299,7 +305,25 @@ def load(path: str | Path | None = None, warehouse: str | None = None, *, requir
         config = config.model_copy(
             update={"warehouse": config.warehouse.model_copy(update={"path": str(Path(override).resolve())})}
         )
+    timeout = lock_timeout if lock_timeout is not None else _env_seconds("TRAINLEDGER_LOCK_TIMEOUT")
+    if timeout is not None:
+        config = config.model_copy(
+            update={"warehouse": config.warehouse.model_copy(update={"lock_timeout_s": timeout})}
+        )
     return config
+
+
+def _env_seconds(name: str) -> float | None:
+    text = os.environ.get(name)
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:  # also refuses nan
+        raise ConfigError(f"environment {name}: expected seconds (a number >= 0), got {text!r}")
+    return value
 
 
 STARTER = """\
@@ -308,6 +332,7 @@ STARTER = """\
 
 [warehouse]
 path = ".trainledger/ledger.duckdb"
+# lock_timeout_s = 30           # how long a run waits for another to release the warehouse
 
 # One [[sources]] entry per bill or inventory. kind is one of:
 # aws-cur2, aws-cur, aws-focus, aws-tags, gcp-billing, gcp-catalog, gcp-labels, focus, manual.

@@ -12,6 +12,7 @@ class ExitCode(IntEnum):
     USER_ERROR = 1
     BUDGET = 2
     INTERNAL = 3
+    BUSY = 75  # sysexits.h EX_TEMPFAIL: another run holds the warehouse; try again later
 
 
 class TrainledgerError(Exception):
@@ -34,6 +35,8 @@ class SourceError(TrainledgerError):
 
 class WarehouseBusy(TrainledgerError):
     """Another trainledger process holds the warehouse for writing."""
+
+    exit_code = ExitCode.BUSY
 
 
 class NotFound(TrainledgerError):

@@ -97,13 +97,20 @@ def render_csv(rows: list[tuple[object, ...]]) -> str:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file and rename, so a reader never sees half an export."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    """Write via a temporary file (owner-only, like the warehouse) and rename, so a reader never sees half
+    an export."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise TrainledgerError(f"{path}: cannot write: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise TrainledgerError(f"{path}: cannot write: {exc.strerror or exc}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -120,9 +127,15 @@ def export_csv(con: Connection, period: str, by: str | None = None) -> str:
 
 def write_period_exports(con: Connection, config: Config, reporter: Reporter) -> list[Path]:
     """One file per billing period into ``[exports] dir`` (nightly): the finance CSV, or FOCUS CSV when
-    ``[exports] format = "focus"``."""
+    ``[exports] format = "focus"``.
+
+    Temporary files that a killed run left behind are removed first: the caller holds the warehouse's
+    write lock, so no other nightly run is writing them.
+    """
     assert config.exports.dir
     folder = Path(config.resolve(config.exports.dir))
+    for stale in folder.glob(".trainledger-*.tmp"):
+        stale.unlink(missing_ok=True)
     written = []
     for (period,) in con.execute("SELECT DISTINCT billing_period FROM allocations ORDER BY 1").fetchall():
         if config.exports.format == "focus":

@@ -1,17 +1,26 @@
-"""The batch jobs: ingest, attribute and nightly, each one warehouse transaction."""
+"""The batch jobs: ingest, attribute and nightly, each one warehouse transaction, each in the run ledger.
+
+A run holds the warehouse's write lock from start to end (one writer at a time). Its ingest, experiment
+log and attribution commit together or not at all: a failure rolls back and is recorded as a failed run;
+a kill leaves the warehouse as it was. Exports and the budget check of `nightly` follow the commit.
+"""
 
 from __future__ import annotations
 
-import json
-import uuid
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 
-from trainledger import attribution, experiments
+from trainledger import attribution, experiments, runledger
 from trainledger.config import Config
-from trainledger.connectors import IngestResult, connector_for
+from trainledger.connectors import IngestResult, connector_for, staging
+from trainledger.money import fmt
+from trainledger.redaction import stored_secrets
 from trainledger.reporter import Reporter
+from trainledger.runledger import Run
 from trainledger.warehouse import Connection, open_warehouse, transaction
 
 
@@ -22,10 +31,10 @@ class RunSummary:
     attribution: attribution.AttributionResult | None = None
     exports: list[Path] = field(default_factory=list)
     alerts: list[dict[str, object]] = field(default_factory=list)
-
-
-def _now() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)
+    # BilledCost per currency of each ingested (source, period); never summed across currencies.
+    billed: dict[tuple[str, str | None], dict[str, Decimal]] = field(default_factory=dict)
+    # Allocated BilledCost and EffectiveCost per currency.
+    allocated: dict[str, dict[str, Decimal]] = field(default_factory=dict)
 
 
 def ingest_sources(
@@ -34,57 +43,87 @@ def ingest_sources(
     selected = [config.source(source)] if source else [s for s in config.sources if s.enabled]
     results: list[IngestResult] = []
     for src in selected:
-        results.extend(connector_for(src)(con, src, config, period, reporter))
+        try:
+            results.extend(connector_for(src)(con, src, config, period, reporter))
+        except staging.READ_ERRORS as exc:
+            raise staging.unreadable(src.name, exc) from None
     return results
 
 
-def _record_run(con: Connection, command: str, started: datetime, summary: RunSummary) -> None:
-    detail = {
-        "sources": [
-            {
-                "source": r.source,
-                "period": r.period,
-                "rows": r.rows,
-                "skipped": r.skipped,
-                "version": r.version,
-                "billed_total": str(r.billed_total) if r.billed_total is not None else None,
-            }
-            for r in summary.ingested
-        ],
-        "experiments": summary.experiments,
-        "allocations": summary.attribution.allocations if summary.attribution else None,
+def _ingest(
+    con: Connection,
+    config: Config,
+    reporter: Reporter,
+    run: Run,
+    summary: RunSummary,
+    source: str | None,
+    period: str | None,
+) -> None:
+    summary.ingested = ingest_sources(con, config, reporter, source, period)
+    entries = []
+    for r in summary.ingested:
+        totals = {} if r.skipped else runledger.currency_totals(con, r.source, r.period)
+        if totals:
+            summary.billed[(r.source, r.period)] = {c: total for c, (_, total) in totals.items()}
+        if len(totals) > 1:
+            shown = ", ".join(f"{c}: {rows} row{'s' * (rows != 1)}" for c, (rows, _) in totals.items())
+            reporter.warn(
+                f"{r.source} {r.period}: charges in {len(totals)} currencies ({shown}); "
+                "totals are kept per currency, never added"
+            )
+        entries.append(runledger.ingest_entry(r, totals))
+    run.detail["sources"] = entries
+
+
+def _load_experiments(
+    con: Connection, config: Config, reporter: Reporter, run: Run, summary: RunSummary
+) -> None:
+    summary.experiments = experiments.load(con, config, reporter)
+    run.detail["experiments"] = summary.experiments
+
+
+def _attribute(
+    con: Connection, config: Config, reporter: Reporter, run: Run, summary: RunSummary, period: str | None
+) -> None:
+    result = attribution.attribute(con, config, reporter, period)
+    summary.attribution = result
+    summary.allocated = runledger.allocation_totals(con, result.periods)
+    run.detail["attribution"] = {
+        "periods": result.periods,
+        "allocations": result.allocations,
+        "totals": {c: {k: fmt(v) for k, v in t.items()} for c, t in summary.allocated.items()},
     }
-    con.execute(
-        "INSERT INTO runs VALUES ($id, $command, $start, $end, 'ok', $detail)",
-        {
-            "id": str(uuid.uuid4()),
-            "command": command,
-            "start": started,
-            "end": _now(),
-            "detail": json.dumps(detail),
-        },
-    )
+
+
+@contextmanager
+def _writing(config: Config, run: Run, reporter: Reporter) -> Iterator[Connection]:
+    """The warehouse open for writing (waiting for the lock); the run is recorded as failed if the block
+    raises, after the block's transaction has rolled back."""
+    asked = time.monotonic()
+    with open_warehouse(config, write=True, notify=reporter.step) as con, runledger.recorded(con, run):
+        run.detail["lock_wait_s"] = round(time.monotonic() - asked, 3)
+        yield con
 
 
 def ingest(
     config: Config, reporter: Reporter, source: str | None = None, period: str | None = None
 ) -> RunSummary:
-    started = _now()
+    run = Run("ingest", {"source": source, "period": period}, secrets=stored_secrets(config))
     summary = RunSummary()
-    with open_warehouse(config, write=True) as con, transaction(con):
-        summary.ingested = ingest_sources(con, config, reporter, source, period)
-        summary.experiments = experiments.load(con, config, reporter)
-        _record_run(con, "ingest", started, summary)
+    with _writing(config, run, reporter) as con, transaction(con):
+        _ingest(con, config, reporter, run, summary, source, period)
+        _load_experiments(con, config, reporter, run, summary)
+        runledger.write(con, run, "ok")
     return summary
 
 
 def attribute(config: Config, reporter: Reporter, period: str | None = None) -> RunSummary:
-    started = _now()
+    run = Run("attribute", {"period": period}, secrets=stored_secrets(config))
     summary = RunSummary()
-    with open_warehouse(config, write=True) as con, transaction(con):
-        summary.experiments = experiments.load(con, config, reporter)
-        summary.attribution = attribution.attribute(con, config, reporter, period)
-        _record_run(con, "attribute", started, summary)
+    with _writing(config, run, reporter) as con, transaction(con):
+        _load_experiments(con, config, reporter, run, summary)
+        _attribute(con, config, reporter, run, summary, period)
+        runledger.write(con, run, "ok")
     return summary
 
 
@@ -92,16 +131,20 @@ def nightly(config: Config, reporter: Reporter) -> RunSummary:
     """Ingest every source, reload the log, re-attribute, all in one transaction; then exports and budgets."""
     from trainledger import alerts, budgets, export
 
-    started = _now()
+    run = Run("nightly", secrets=stored_secrets(config))
     summary = RunSummary()
-    with open_warehouse(config, write=True) as con:
+    with _writing(config, run, reporter) as con:
         with transaction(con):
-            summary.ingested = ingest_sources(con, config, reporter, None, None)
-            summary.experiments = experiments.load(con, config, reporter)
-            summary.attribution = attribution.attribute(con, config, reporter, None)
-            _record_run(con, "nightly", started, summary)
+            _ingest(con, config, reporter, run, summary, None, None)
+            _load_experiments(con, config, reporter, run, summary)
+            _attribute(con, config, reporter, run, summary, None)
+            runledger.write(con, run, "incomplete")  # until the exports and alerts are done
+        run.committed = True
         if config.exports.dir:
             summary.exports = export.write_period_exports(con, config, reporter)
+            run.detail["exports"] = [str(p) for p in summary.exports]
         summary.alerts = budgets.check(con, config, reporter)
         alerts.deliver(con, config, summary.alerts, reporter)
+        run.detail["alerts"] = len(summary.alerts)
+        runledger.write(con, run, "ok")
     return summary

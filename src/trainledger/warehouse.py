@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
+import re
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,16 @@ def _is_lock_error(exc: Exception) -> bool:
     return "lock" in text and ("conflicting" in text or "could not set" in text)
 
 
-def _connect(path: Path, read_only: bool, timeout_s: float) -> Connection:
+def _holder(exc: Exception) -> str:
+    """DuckDB names the process holding the lock ("... (PID 1234)"); say so, it helps whoever waits."""
+    found = re.search(r"PID (\d+)", str(exc))
+    return f"process {found.group(1)}" if found else "another process"
+
+
+def _connect(
+    path: Path, read_only: bool, timeout_s: float, notify: Callable[[str], None] | None = None
+) -> Connection:
+    """Open the file, retrying while another process holds DuckDB's file lock, for at most ``timeout_s``."""
     deadline = time.monotonic() + timeout_s
     delay = 0.05
     while True:
@@ -31,44 +41,66 @@ def _connect(path: Path, read_only: bool, timeout_s: float) -> Connection:
             return duckdb.connect(str(path), read_only=read_only)
         except duckdb.IOException as exc:
             if not _is_lock_error(exc):
-                raise TrainledgerError(f"{path}: cannot open warehouse: {exc}") from None
-            if time.monotonic() >= deadline:
+                raise TrainledgerError(f"{path}: cannot open warehouse: {str(exc).splitlines()[0]}") from None
+            if notify is not None and delay == 0.05:
+                notify(f"waiting up to {timeout_s:g}s for {_holder(exc)} to release the warehouse")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
                 action = "read" if read_only else "write"
                 raise WarehouseBusy(
-                    f"{path}: warehouse is busy (another trainledger run holds it); could not {action} it "
-                    f"within {timeout_s:g}s - try again when that run ends"
+                    f"{path}: warehouse is busy: {_holder(exc)} is writing to it; could not {action} it "
+                    f"within {timeout_s:g}s ([warehouse] lock_timeout_s, --lock-timeout); try again when "
+                    "that run ends"
                 ) from None
-            time.sleep(delay)
+            time.sleep(min(delay, remaining))
             delay = min(delay * 2, 1.0)
 
 
+def _session(con: Connection) -> None:
+    """UTC for every time without a zone; no progress bar, since stdout carries only data."""
+    con.execute("SET TimeZone = 'UTC'")
+    con.execute("SET enable_progress_bar = false")
+
+
 @contextmanager
-def open_warehouse(config: Config, *, write: bool) -> Iterator[Connection]:
-    """Open the warehouse; writers create it (mode 0600 in a 0700 folder) and its schema."""
+def open_warehouse(
+    config: Config, *, write: bool, notify: Callable[[str], None] | None = None
+) -> Iterator[Connection]:
+    """Open the warehouse; a writer creates it (0600 in a 0700 folder) and its schema.
+
+    ``notify`` hears once that the call is waiting for another process's lock. While a writer is open
+    the process umask is 077, so the files DuckDB adds next to the warehouse (its
+    write-ahead log, spill files) are owner-only too: they hold the same data.
+    """
     path = config.warehouse_path()
     timeout = config.warehouse.lock_timeout_s
-    if write:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fresh = not path.exists()
-        old_umask = os.umask(0o077)
-        try:
-            con = _connect(path, read_only=False, timeout_s=timeout)
-        finally:
-            os.umask(old_umask)
-        if fresh:
-            os.chmod(path, 0o600)
-        con.execute(queries.load("schema"))
-    else:
+    if not write:
         if not path.exists():
             raise NotFound(
                 f"{path}: no warehouse yet - run `trainledger nightly` (or `ingest` and `attribute`)"
             )
-        con = _connect(path, read_only=True, timeout_s=timeout)
+        con = _connect(path, read_only=True, timeout_s=timeout, notify=notify)
+        try:
+            _session(con)
+            yield con
+        finally:
+            con.close()
+        return
+    old_umask = os.umask(0o077)
     try:
-        con.execute("SET TimeZone = 'UTC'")
-        yield con
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fresh = not path.exists()
+        con = _connect(path, read_only=False, timeout_s=timeout, notify=notify)
+        try:
+            if fresh:
+                os.chmod(path, 0o600)
+            _session(con)
+            con.execute(queries.load("schema"))
+            yield con
+        finally:
+            con.close()
     finally:
-        con.close()
+        os.umask(old_umask)
 
 
 @contextmanager
@@ -78,7 +110,8 @@ def transaction(con: Connection) -> Iterator[Connection]:
     try:
         yield con
     except BaseException:
-        con.execute("ROLLBACK")
+        with suppress(duckdb.Error):  # a connection DuckDB invalidated has rolled back already
+            con.execute("ROLLBACK")
         raise
     con.execute("COMMIT")
 

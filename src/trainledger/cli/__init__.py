@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import traceback
 from typing import Any
 
 import click
@@ -10,36 +11,41 @@ import click
 from trainledger import __version__
 from trainledger.cli.context import Context
 from trainledger.errors import ExitCode, TrainledgerError
+from trainledger.redaction import redact
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 ok; 1 user error (bad config or input); 2 budget threshold crossed "
-    "(nightly, budgets); 3 internal error."
+    "(nightly, budgets); 3 internal error; 75 warehouse busy (another run holds it; try again later)."
 )
 
 
 class Boundary(click.Group):
-    """The one error boundary: a TrainledgerError is one line on stderr; tracebacks only with --debug."""
+    """The one error boundary: an error is one line on stderr, credentials masked; tracebacks only with
+    --debug (masked too)."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except TrainledgerError as exc:
-            if ctx.obj is not None and ctx.obj.debug:
-                raise
-            click.echo(f"trainledger: error: {exc}", err=True)
-            ctx.exit(int(exc.exit_code))
+            self._fail(ctx, f"trainledger: error: {exc}", exc.exit_code)
         except (click.exceptions.Exit, click.ClickException, click.Abort, KeyboardInterrupt):
             raise
         except Exception as exc:
-            if ctx.obj is not None and ctx.obj.debug:
-                raise
             first = str(exc).splitlines()[0] if str(exc) else ""
-            click.echo(
+            self._fail(
+                ctx,
                 f"trainledger: internal error: {type(exc).__name__}: {first} (rerun with --debug "
                 "for the traceback)",
-                err=True,
+                ExitCode.INTERNAL,
             )
-            ctx.exit(int(ExitCode.INTERNAL))
+
+    @staticmethod
+    def _fail(ctx: click.Context, line: str, code: int) -> None:
+        obj = ctx.obj if isinstance(ctx.obj, Context) else None
+        if obj is not None and obj.debug:
+            click.echo(obj.redact(traceback.format_exc()).rstrip("\n"), err=True)
+        click.echo(obj.redact(line) if obj else redact(line), err=True)
+        ctx.exit(int(code))
 
 
 @click.group(cls=Boundary, epilog=EXIT_CODES_HELP)
@@ -56,19 +62,32 @@ class Boundary(click.Group):
     default=None,
     help="DuckDB warehouse file (overrides [warehouse] path).",
 )
+@click.option(
+    "--lock-timeout",
+    type=click.FloatRange(min=0),
+    default=None,
+    metavar="SECONDS",
+    help="Wait at most this long for a running job to release the warehouse (overrides [warehouse] "
+    "lock_timeout_s and $TRAINLEDGER_LOCK_TIMEOUT).",
+)
 @click.option("--verbose", is_flag=True, help="More detail on stderr.")
 @click.option("--debug", is_flag=True, help="Show tracebacks on errors.")
 @click.version_option(__version__, prog_name="trainledger")
 @click.pass_context
 def cli(
-    ctx: click.Context, config_path: str | None, warehouse: str | None, verbose: bool, debug: bool
+    ctx: click.Context,
+    config_path: str | None,
+    warehouse: str | None,
+    lock_timeout: float | None,
+    verbose: bool,
+    debug: bool,
 ) -> None:
     """trainledger: what each post-training experiment really cost, reconciled against the bill."""
-    ctx.obj = Context(config_path, warehouse, verbose, debug)
+    ctx.obj = Context(config_path, warehouse, verbose, debug, lock_timeout)
 
 
 def _register() -> None:
-    from trainledger.cli import batch, estimates, reports
+    from trainledger.cli import batch, estimates, ledger, reports
     from trainledger.cli import runlog as runlog_cli
 
     for command in (
@@ -83,6 +102,7 @@ def _register() -> None:
         reports.budgets,
         estimates.estimate,
         runlog_cli.log_group,
+        ledger.runs,
     ):
         cli.add_command(command)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 
 import click
@@ -9,6 +10,7 @@ import click
 from trainledger import budgets, pipeline
 from trainledger import config as config_module
 from trainledger.cli.context import Context
+from trainledger.connectors import IngestResult
 from trainledger.errors import ConfigError, ExitCode
 from trainledger.money import fmt
 
@@ -55,8 +57,23 @@ def ingest(obj: Context, source: str | None, period: str | None) -> None:
     """Pull billing data and inventories into the warehouse."""
     summary = pipeline.ingest(obj.config, obj.reporter, source, period)
     for r in summary.ingested:
-        state = "unchanged" if r.skipped else f"{r.rows} rows, billed {fmt(r.billed_total)}"
-        click.echo(f"{r.source}\t{r.period or '-'}\t{state}")
+        click.echo(f"{r.source}\t{r.period or '-'}\t{_ingest_state(summary, r)}")
+
+
+def _ingest_state(summary: pipeline.RunSummary, r: IngestResult) -> str:
+    if r.skipped:
+        return "unchanged"
+    billed = summary.billed.get((r.source, r.period))
+    return f"{r.rows} rows, billed {_per_currency(billed)}" if billed else f"{r.rows} rows"
+
+
+def _per_currency(totals: dict[str, Decimal]) -> str:
+    """Money of several currencies side by side, never added: ``10.00 EUR, 5.00 USD``."""
+    return ", ".join(f"{fmt(total)} {currency}" for currency, total in sorted(totals.items()))
+
+
+def _allocated(summary: pipeline.RunSummary) -> str:
+    return _per_currency({c: t["billed"] for c, t in summary.allocated.items()}) or "0.00"
 
 
 @click.command()
@@ -68,7 +85,7 @@ def attribute(obj: Context, period: str | None) -> None:
     result = summary.attribution
     assert result is not None
     click.echo(
-        f"{result.allocations} allocations, billed {fmt(result.billed_total)} "
+        f"{result.allocations} allocations, billed {_allocated(summary)} "
         f"for {', '.join(result.periods) or 'no periods'}"
     )
 
@@ -86,13 +103,9 @@ def nightly(ctx: click.Context, obj: Context, alerts_out: str | None) -> None:
     """Ingest + attribute + exports + budget check; exit 2 when a budget threshold is crossed."""
     summary = pipeline.nightly(obj.config, obj.reporter)
     for r in summary.ingested:
-        state = "unchanged" if r.skipped else f"{r.rows} rows, billed {fmt(r.billed_total)}"
-        click.echo(f"ingested\t{r.source}\t{r.period or '-'}\t{state}")
+        click.echo(f"ingested\t{r.source}\t{r.period or '-'}\t{_ingest_state(summary, r)}")
     if summary.attribution:
-        click.echo(
-            f"attributed\t{summary.attribution.allocations} allocations\t"
-            f"billed {fmt(summary.attribution.billed_total)}"
-        )
+        click.echo(f"attributed\t{summary.attribution.allocations} allocations\tbilled {_allocated(summary)}")
     for path in summary.exports:
         click.echo(f"exported\t{path}")
     target = budgets.alerts_path(obj.config, alerts_out)

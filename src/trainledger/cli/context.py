@@ -2,29 +2,32 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import click
 
 from trainledger import config as config_module
 from trainledger.config import Config
+from trainledger.redaction import config_secrets, redact
 
 
 class TerminalReporter:
-    """Progress on stderr, so stdout stays data."""
+    """Progress on stderr, so stdout stays data; credentials masked, as in every message."""
 
-    def __init__(self, verbose: bool) -> None:
+    def __init__(self, verbose: bool, redact: Callable[[str], str] = redact) -> None:
         self.verbose = verbose
+        self.redact = redact
 
     def step(self, message: str) -> None:
-        click.echo(f"· {message}", err=True)
+        click.echo(f"· {self.redact(message)}", err=True)
 
     def detail(self, message: str) -> None:
         if self.verbose:
-            click.echo(f"  {message}", err=True)
+            click.echo(f"  {self.redact(message)}", err=True)
 
     def warn(self, message: str) -> None:
-        click.echo(f"trainledger: warning: {message}", err=True)
+        click.echo(f"trainledger: warning: {self.redact(message)}", err=True)
 
 
 @dataclass
@@ -33,14 +36,21 @@ class Context:
     warehouse: str | None
     verbose: bool
     debug: bool
+    lock_timeout: float | None = None
     _config: Config | None = field(default=None, repr=False)
 
     @property
     def config(self) -> Config:
         if self._config is None:
-            self._config = config_module.load(self.config_path, self.warehouse)
+            self._config = config_module.load(
+                self.config_path, self.warehouse, lock_timeout=self.lock_timeout
+            )
         return self._config
 
     @property
     def reporter(self) -> TerminalReporter:
-        return TerminalReporter(self.verbose)
+        return TerminalReporter(self.verbose, self.redact)
+
+    def redact(self, text: str) -> str:
+        """Mask credentials, including the configured ones once the config is loaded."""
+        return redact(text, config_secrets(self._config) if self._config else ())

@@ -139,7 +139,7 @@ def scan(con: Connection, files: list[Path], *, union: bool = False) -> None:
                 names, all_varchar=True, header=True, filename=True, union_by_name=union, sample_size=1
             )
         except Exception as exc:  # duckdb raises several error types for unreadable CSV/gzip
-            raise InputError(f"{files[0]}: cannot read as CSV: {str(exc).splitlines()[0]}") from None
+            raise staging.unreadable(str(files[0]), exc, str(files[0])) from None
         staging.create_raw_view(con, f"{TEXT_VIEW}_rows", rel)
         con.execute(
             f"CREATE OR REPLACE TEMP VIEW {TEXT_VIEW} AS SELECT *, CAST(row_number() OVER (PARTITION BY filename) "

@@ -164,7 +164,7 @@ def scan(con: Connection, files: list[Path]) -> None:
         try:
             rel = con.read_csv(names, all_varchar=True, header=True, filename=True, sample_size=1)
         except Exception as exc:  # duckdb raises several error types for unreadable CSV/gzip
-            raise InputError(f"{files[0]}: cannot read as CSV: {str(exc).splitlines()[0]}") from None
+            raise staging.unreadable(str(files[0]), exc, str(files[0])) from None
         staging.create_raw_view(con, f"{RAW_VIEW}_text", rel)
         cols = staging.view_columns(con, f"{RAW_VIEW}_text")
         maps = [c for c in MAP_COLUMNS if c in cols]
@@ -174,10 +174,9 @@ def scan(con: Connection, files: list[Path]) -> None:
             for c in maps
         )
         select = f"* REPLACE ({replace})" if replace else "*"
-        con.execute(
-            f"CREATE OR REPLACE TEMP VIEW {RAW_VIEW} AS SELECT {select}, "
-            f"CAST(row_number() OVER (PARTITION BY filename) - 1 AS BIGINT) AS file_row_number FROM {RAW_VIEW}_text"
-        )
+        staging.number_rows(con, f"{RAW_VIEW}_text", f"{RAW_VIEW}_numbered")
+        staging.check_json_objects(con, f"{RAW_VIEW}_numbered", maps)
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {RAW_VIEW} AS SELECT {select} FROM {RAW_VIEW}_numbered")
         return
     raise InputError(f"{files[0].parent}: expected .parquet or .csv.gz data files, got {names[0]}")
 

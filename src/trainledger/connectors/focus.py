@@ -93,11 +93,8 @@ def scan(con: Connection, files: list[Path]) -> None:
         )
         staging.create_raw_view(con, f"{RAW_VIEW}_text", rel)
     except Exception as exc:  # duckdb raises several error types for unreadable CSV/gzip
-        raise InputError(f"{files[0]}: cannot read as CSV: {str(exc).splitlines()[0]}") from None
-    con.execute(
-        f"CREATE OR REPLACE TEMP VIEW {RAW_VIEW} AS SELECT *, "
-        f"CAST(row_number() OVER (PARTITION BY filename) - 1 AS BIGINT) AS file_row_number FROM {RAW_VIEW}_text"
-    )
+        raise staging.unreadable(str(files[0]), exc, str(files[0])) from None
+    staging.number_rows(con, f"{RAW_VIEW}_text", RAW_VIEW)
 
 
 def ingest(

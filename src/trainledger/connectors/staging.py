@@ -3,23 +3,94 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import duckdb
 
 from trainledger import queries
 from trainledger.connectors import IngestResult
+from trainledger.currencies import ISO_4217
 from trainledger.errors import InputError
 from trainledger.warehouse import Connection
 
+# What DuckDB raises for input it cannot read: a truncated gzip, an unparsable CSV, a corrupt parquet file.
+READ_ERRORS = (duckdb.IOException, duckdb.InvalidInputException, duckdb.ConversionException)
+_QUOTED_PATH = re.compile(r"['\"](/[^'\"]+)['\"]")
+
+
+def unreadable(source: str, exc: Exception, file_hint: str | None = None) -> InputError:
+    """DuckDB's read error as one line naming the file (the one it names, else ``file_hint``) and what
+    was expected."""
+    first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    reason = re.sub(r"^[A-Za-z ]*Error: ", "", first)
+    quoted = _QUOTED_PATH.search(reason)
+    tail = reason.rsplit(": ", 1)[-1] if ": " in reason else ""
+    file = quoted.group(1) if quoted else (tail if tail.startswith("/") else file_hint)
+    if file and Path(file).is_file() and Path(file).stat().st_size == 0:
+        return InputError(f"{file}: file is empty; expected a bill with a header line and rows")
+    if file:
+        reason = reason.replace(f": {file}", "").replace(f"'{file}'", "the file").strip()
+    if "gzip" in reason.lower():
+        expected = "expected a complete gzip file (cut short or not gzip?)"
+    elif "parquet" in reason.lower() or "magic bytes" in reason.lower():
+        expected = "expected a complete parquet file"
+    else:
+        expected = "expected a readable bill in the source's format"
+    return InputError(f"{file or f'source {source!r}'}: cannot read: {reason}; {expected}")
+
+
+def _drop_temp(con: Connection, name: str) -> None:
+    """Drop this connection's temporary table or view ``name`` (a registered scan counts as a view)."""
+    kinds = con.execute(
+        "SELECT 'TABLE' FROM duckdb_tables() WHERE temporary AND table_name = $name "
+        "UNION ALL SELECT 'VIEW' FROM duckdb_views() WHERE temporary AND view_name = $name",
+        {"name": name},
+    ).fetchall()
+    for (kind,) in kinds:
+        con.execute(f'DROP {kind} IF EXISTS temp."{name}"')
+
 
 def create_raw_view(con: Connection, name: str, relation: duckdb.DuckDBPyRelation) -> None:
-    """Expose a file scan under a fixed view name so the normalising SQL can stay a plain file."""
-    con.execute(f'DROP VIEW IF EXISTS "{name}"')
-    relation.create_view(name, replace=True)
+    """Expose a file scan under a fixed view name so the normalising SQL can stay a plain file.
+
+    The view is temporary (this connection only): the warehouse never keeps a view over input files.
+    """
+    _drop_temp(con, name)  # also ends a pending result, which register() refuses
+    con.register(name, relation)
+
+
+def number_rows(con: Connection, text_view: str, table: str) -> None:
+    """Read a scan without row numbers (CSV) once into the temporary ``table``, adding ``file_row_number``
+    (0-based, per file).
+
+    Read once, because every query over a CSV view reads and sniffs the files again. ``row_number()
+    OVER ()`` streams in scan order, which DuckDB keeps for a multi-file scan; numbering by ``PARTITION BY
+    filename`` alone would reorder rows, and charge ids and error locations must not change between runs.
+    """
+    _drop_temp(con, table)
+    con.execute(
+        f'CREATE TEMP TABLE "{table}" AS SELECT * EXCLUDE (scan_row), '
+        "CAST(scan_row - min(scan_row) OVER (PARTITION BY filename) AS BIGINT) AS file_row_number "
+        f'FROM (SELECT *, row_number() OVER () AS scan_row FROM "{text_view}") ORDER BY scan_row'
+    )
+
+
+def check_json_objects(con: Connection, view: str, columns: Sequence[str]) -> None:
+    """Map columns written as JSON text (CUR 2.0 csv): the first cell that is not an object is an error."""
+    for column in columns:
+        row = con.execute(
+            f'SELECT filename, file_row_number + 1, left("{column}", 60) FROM "{view}" '
+            f"WHERE nullif(trim(\"{column}\"), '') IS NOT NULL "
+            f'AND (NOT json_valid("{column}") OR json_type("{column}") <> \'OBJECT\') ORDER BY 1, 2 LIMIT 1'
+        ).fetchone()
+        if row:
+            file, line, text = row
+            raise InputError(f"{file}, row {line}, column {column}: expected a JSON object, got '{text}'")
 
 
 def view_columns(con: Connection, view: str) -> dict[str, str]:
@@ -51,8 +122,14 @@ def add_missing_columns(
 
 
 def first_problem(con: Connection, query: str, params: dict[str, Any]) -> None:
-    """Run a validation query; its first row (file, row, column, problem) becomes one InputError line."""
-    row = con.execute(queries.load(query), params).fetchone()
+    """Run a validation query; its first row (file, row, column, problem) becomes one InputError line.
+
+    A query that names ``$currencies`` gets the ISO 4217 codes.
+    """
+    sql = queries.load(query)
+    if "$currencies" in sql:
+        params = {**params, "currencies": sorted(ISO_4217)}
+    row = con.execute(sql, params).fetchone()
     if row:
         file, line, column, problem = row
         where = f"{file}, row {line}" if line is not None else f"{file}"
@@ -68,7 +145,20 @@ def replace_period(
     version: str,
     files: Sequence[str],
 ) -> IngestResult:
-    """Swap the period's charges for the staged rows; the caller's transaction makes it atomic."""
+    """Swap the period's charges for the staged rows; the caller's transaction makes it atomic.
+
+    A restatement replaces the period whole, so late rows land once. An empty restatement of a period
+    the warehouse holds is refused: a cut-short delivery must not erase a month.
+    """
+    staged_rows = con.execute(
+        f'SELECT count(*) FROM "{staged}" WHERE billing_period = $period', {"period": period}
+    ).fetchone()
+    if not (staged_rows and staged_rows[0]) and known_version(con, source, period) is not None:
+        where = files[0] if len(files) == 1 else f"{len(files)} files"
+        raise InputError(
+            f"{where}: no line items for billing period {period}; expected the restated period's rows "
+            "(an empty delivery would erase the period, which is kept as it was)"
+        )
     con.execute(
         "DELETE FROM charges WHERE source = $source AND billing_period = $period",
         {"source": source, "period": period},
@@ -77,10 +167,13 @@ def replace_period(
         f'INSERT INTO charges BY NAME SELECT * FROM "{staged}" WHERE billing_period = $period',
         {"period": period},
     )
-    count, total = con.execute(
-        "SELECT count(*), sum(billed_cost) FROM charges WHERE source = $source AND billing_period = $period",
+    count, currencies, total = con.execute(
+        "SELECT count(*), count(DISTINCT billing_currency), sum(billed_cost) FROM charges "
+        "WHERE source = $source AND billing_period = $period",
         {"source": source, "period": period},
-    ).fetchone() or (0, None)
+    ).fetchone() or (0, 0, None)
+    if currencies > 1:
+        total = None  # currencies are never added; the run ledger keeps the total per currency
     con.execute(
         "INSERT OR REPLACE INTO ingest_state VALUES ($source, $period, $version, $files, $rows, $total, $at)",
         {

@@ -1,0 +1,491 @@
+"""The hostile-input corpus: every broken or malicious input either gets one line naming the file,
+row/column and what was expected (exit 1, warehouse unchanged, the run recorded as failed) or a safe
+handling documented in README.md, section "Bad input".
+
+Small text inputs live in tests/hostile/; CUR 2.0 cases edit the generated csv.gz month at test time.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import gzip
+import io
+import json
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+
+import duckdb
+import pytest
+from click.testing import CliRunner, Result
+
+from conftest import demo_config, warehouse_state
+from trainledger.cli import cli
+
+HOSTILE = Path(__file__).parent / "hostile"
+CUR_DATA = "aws/cur/ml-cur2/data/BILLING_PERIOD=2026-11/ml-cur2-00001.csv.gz"
+
+
+@dataclass
+class Inputs:
+    """A project with last night's warehouse, whose inputs a case may break."""
+
+    root: Path
+    extra_config: str = ""
+    saved: list[tuple[object, ...]] = field(default_factory=list)  # what a case keeps for its check
+
+    @property
+    def cur(self) -> Path:
+        return self.root / "inputs" / CUR_DATA
+
+    @property
+    def log(self) -> Path:
+        return self.root / "inputs" / "experiments.jsonl"
+
+    @property
+    def warehouse(self) -> Path:
+        return self.root / ".trainledger" / "ledger.duckdb"
+
+    def focus(self, name: str, text: str | None = None) -> Path:
+        """Add a FOCUS source reading tests/hostile/focus/<name> (or ``text``)."""
+        path = self.root / name
+        if text is None:
+            shutil.copyfile(HOSTILE / "focus" / name, path)
+        else:
+            path.write_text(text, encoding="utf-8")
+        self.extra_config += f'\n[[sources]]\nname = "hostile"\nkind = "focus"\nuri = "{path}"\n'
+        return path
+
+    def use_log(self, name: str) -> Path:
+        shutil.copyfile(HOSTILE / "log" / name, self.log)
+        return self.log
+
+    def cur_rows(self) -> tuple[list[str], list[list[str]]]:
+        rows = list(csv.reader(io.StringIO(gzip.decompress(self.cur.read_bytes()).decode("utf-8"))))
+        return rows[0], rows[1:]
+
+    def write_cur(self, header: list[str], rows: list[list[str]]) -> None:
+        out = io.StringIO()
+        csv.writer(out, lineterminator="\n").writerows([header, *rows])
+        self.cur.write_bytes(gzip.compress(out.getvalue().encode("utf-8"), mtime=0))
+
+    def set_cur_cell(self, row: int, column: str, value: str) -> None:
+        """Set a cell of data row ``row`` (1-based, the header not counted, as errors count)."""
+        header, rows = self.cur_rows()
+        rows[row - 1][header.index(column)] = value
+        self.write_cur(header, rows)
+
+    def nightly(self, *args: str) -> Result:
+        (self.root / "trainledger.toml").write_text(
+            demo_config(self.root / "inputs") + self.extra_config, encoding="utf-8"
+        )
+        return CliRunner().invoke(
+            cli, ["--config", str(self.root / "trainledger.toml"), *args, "nightly"], catch_exceptions=False
+        )
+
+    def query(self, sql: str, params: dict[str, object] | None = None) -> list[tuple[object, ...]]:
+        con = duckdb.connect(str(self.warehouse), read_only=True)
+        try:
+            return con.execute(sql, params or {}).fetchall()
+        finally:
+            con.close()
+
+
+@dataclass(frozen=True)
+class Refused:
+    """Exit 1 with this one line (``{cur}``, ``{log}``, ``{focus}`` filled in); nothing changes."""
+
+    line: str
+
+
+@dataclass(frozen=True)
+class Handled:
+    """The documented safe handling: the run succeeds and ``check`` holds."""
+
+    check: Callable[[Inputs, Result], None]
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    prepare: Callable[[Inputs], Path | None]
+    expect: Refused | Handled
+
+
+# --- safe handlings -----------------------------------------------------------------------------------
+
+
+def _charges_equal_last_nights(inputs: Inputs, result: Result) -> None:
+    """Times without a zone are UTC: the month re-read gives the very same charges."""
+    assert "2269 rows, billed 67353.05311856 USD" in result.stdout
+    cols = "charge_id, charge_period_start, charge_period_end, billing_period_start, billed_cost"
+    assert inputs.query(f"SELECT {cols} FROM charges ORDER BY 1") == inputs.saved
+
+
+def _mixed_currencies_reported_apart(inputs: Inputs, result: Result) -> None:
+    assert "ingested\thostile\t2026-11\t3 rows, billed 7.00 EUR, 10.00 USD\n" in result.stdout
+    assert "charges in 2 currencies (EUR: 2 rows, USD: 1 row); totals are kept per currency" in result.stderr
+    allocated = inputs.query(
+        "SELECT currency, sum(billed_cost) FROM allocations WHERE source = 'hostile' GROUP BY 1 ORDER BY 1"
+    )
+    assert allocated == [("EUR", Decimal("7.00")), ("USD", Decimal("10.00"))]
+    assert inputs.query("SELECT billed_total FROM ingest_state WHERE source = 'hostile'") == [(None,)]
+
+
+def _adds_nothing(inputs: Inputs, result: Result) -> None:
+    assert inputs.query("SELECT count(*) FROM charges WHERE source = 'hostile'") == [(0,)]
+    assert "ingested\thostile" not in result.stdout
+
+
+def _zone_less_is_utc(inputs: Inputs, result: Result) -> None:
+    assert inputs.query(
+        "SELECT charge_period_start, billing_period FROM charges WHERE source = 'hostile'"
+    ) == [(dt.datetime(2026, 11, 3, 8, 0), "2026-11")]
+
+
+def _kept_in_its_billing_period(inputs: Inputs, result: Result) -> None:
+    assert inputs.query(
+        "SELECT billing_period, strftime(charge_period_start, '%Y-%m-%d'), billed_cost FROM charges "
+        "WHERE source = 'hostile'"
+    ) == [("2026-11", "2026-10-28", Decimal("-3.00"))]
+
+
+def _sql_stays_data(inputs: Inputs, result: Result) -> None:
+    tags = inputs.query("SELECT tags FROM charges WHERE source = 'hostile'")[0][0]
+    assert json.loads(tags)["project"] == "'); DROP TABLE charges; --"
+    assert inputs.query("SELECT count(*) FROM charges WHERE source = 'aws-cur2'") == [(2269,)]
+    assert inputs.query("SELECT project, billed_cost FROM allocations WHERE source = 'hostile'") == [
+        ("'); drop table charges; --", Decimal("4.00"))
+    ]
+
+
+def _unicode_kept(inputs: Inputs, result: Result) -> None:
+    assert inputs.query("SELECT project FROM allocations WHERE source = 'hostile'") == [("données-数据-🚀",)]
+    tags = json.loads(inputs.query("SELECT tags FROM charges WHERE source = 'hostile'")[0][0])
+    assert tags["note"] == "naïve café – \u202eRTL\u202c ✓"
+    export = (inputs.root / "exports" / "trainledger-2026-11.csv").read_text(encoding="utf-8")
+    assert ",données-数据-🚀,train,sft," in export
+
+
+def _enormous_value_kept_whole(inputs: Inputs, result: Result) -> None:
+    tags = json.loads(inputs.query("SELECT tags FROM charges WHERE source = 'hostile'")[0][0])
+    assert tags["note"] == "é" * 50_000  # 100 KB of UTF-8, not truncated
+    assert inputs.query("SELECT project, phase FROM allocations WHERE source = 'hostile'") == [
+        ("qwen-coder", "train")
+    ]
+
+
+def _unknown_fields_warned(inputs: Inputs, result: Result) -> None:
+    assert (
+        f"trainledger: warning: {inputs.log}:2: ignoring unknown field(s) gpu_cluster, notes" in result.stderr
+    )
+    assert inputs.query("SELECT experiment_id FROM experiments ORDER BY 1") == [("exp-h-1",), ("exp-h-2",)]
+
+
+def _later_record_wins(inputs: Inputs, result: Result) -> None:
+    assert inputs.query("SELECT status, started_at, ended_at, project FROM experiments") == [
+        ("failed", dt.datetime(2026, 11, 3, 9), dt.datetime(2026, 11, 3, 10), "qwen-coder")
+    ]
+    assert inputs.query("SELECT phase, resource_id, gpus FROM experiment_resources") == [
+        ("eval", "i-0f00000000000002", 4)
+    ]
+
+
+def _sql_ids_stay_data(inputs: Inputs, result: Result) -> None:
+    assert inputs.query("SELECT experiment_id, project FROM experiments") == [
+        ("x'); drop table experiments; --", "qwen-coder' or 1=1 --")
+    ]
+
+
+# --- the corpus ---------------------------------------------------------------------------------------
+
+
+def _truncate(inputs: Inputs) -> None:
+    data = inputs.cur.read_bytes()
+    inputs.cur.write_bytes(data[: len(data) // 2])
+
+
+def _drop_cur_column(name: str) -> Callable[[Inputs], None]:
+    def prepare(inputs: Inputs) -> None:
+        header, rows = inputs.cur_rows()
+        index = header.index(name)
+        inputs.write_cur(header[:index] + header[index + 1 :], [r[:index] + r[index + 1 :] for r in rows])
+
+    return prepare
+
+
+def _duplicate_row(inputs: Inputs) -> None:
+    header, rows = inputs.cur_rows()
+    inputs.write_cur(header, [*rows, rows[9]])
+
+
+def _strip_zones(inputs: Inputs) -> None:
+    header, rows = inputs.cur_rows()
+    inputs.saved = inputs.query(
+        "SELECT charge_id, charge_period_start, charge_period_end, billing_period_start, billed_cost "
+        "FROM charges ORDER BY 1"
+    )
+    dates = {i for i, name in enumerate(header) if name.endswith("_date")}
+    inputs.write_cur(
+        header, [[c.removesuffix("Z") if i in dates else c for i, c in enumerate(r)] for r in rows]
+    )
+
+
+def _enormous_tag(inputs: Inputs) -> Path:
+    tags = json.dumps({"project": "qwen-coder", "phase": "train", "method": "sft", "note": "é" * 50_000})
+    cell = '"' + tags.replace('"', '""') + '"'
+    header = (HOSTILE / "focus" / "header-only.csv").read_text(encoding="utf-8")
+    row = (
+        "111122223333,444455556666,USD,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,2026-11-03T08:00:00Z,"
+        f"2026-11-03T09:00:00Z,Usage,AWS,Amazon Elastic Compute Cloud,i-0f00000000000001,{cell},1.00,1.00,1.00\n"
+    )
+    return inputs.focus("enormous-tag.csv", header + row)
+
+
+def _focus(name: str) -> Callable[[Inputs], Path]:
+    return lambda inputs: inputs.focus(name)
+
+
+def _log(name: str) -> Callable[[Inputs], Path]:
+    return lambda inputs: inputs.use_log(name)
+
+
+def _cell(row: int, column: str, value: str) -> Callable[[Inputs], None]:
+    return lambda inputs: inputs.set_cur_cell(row, column, value)
+
+
+CASES = [
+    # AWS CUR 2.0, csv.gz
+    Case(
+        "cur2-truncated-gzip",
+        _truncate,
+        Refused(
+            "{cur}: cannot read: Unexpected end of GZIP stream; expected a complete gzip file (cut short or not gzip?)"
+        ),
+    ),
+    Case(
+        "cur2-empty-file",
+        lambda inputs: inputs.cur.write_bytes(b""),
+        Refused("{cur}: file is empty; expected a bill with a header line and rows"),
+    ),
+    Case(
+        "cur2-header-only",
+        lambda inputs: inputs.write_cur(inputs.cur_rows()[0], []),
+        Refused(
+            "{cur}: no line items for billing period 2026-11; expected the restated period's rows "
+            "(an empty delivery would erase the period, which is kept as it was)"
+        ),
+    ),
+    Case(
+        "cur2-missing-column",
+        _drop_cur_column("line_item_currency_code"),
+        Refused("{cur}: not a CUR 2.0 file: missing column(s) line_item_currency_code"),
+    ),
+    Case(
+        "cur2-non-numeric-cost",
+        _cell(42, "line_item_unblended_cost", "12,50"),
+        Refused("{cur}, row 42, column line_item_unblended_cost: expected a finite number, got '12,50'"),
+    ),
+    Case(
+        "cur2-nan-cost",
+        _cell(7, "line_item_unblended_cost", "NaN"),
+        Refused("{cur}, row 7, column line_item_unblended_cost: expected a finite number, got 'NaN'"),
+    ),
+    Case(
+        "cur2-cost-too-large",
+        _cell(8, "line_item_unblended_cost", "1e30"),
+        Refused("{cur}, row 8, column line_item_unblended_cost: expected a cost below 10^26, got '1e30'"),
+    ),
+    Case(
+        "cur2-nan-in-savings-plan-cost",
+        _cell(3, "savings_plan_savings_plan_effective_cost", "nan"),
+        Refused(
+            "{cur}, row 3, column savings_plan_savings_plan_effective_cost: "
+            "expected a finite number below 10^26 or nothing, got 'nan'"
+        ),
+    ),
+    Case(
+        "cur2-unknown-currency",
+        _cell(5, "line_item_currency_code", "XYZ"),
+        Refused(
+            "{cur}, row 5, column line_item_currency_code: expected an ISO 4217 currency code such as USD, "
+            "got 'XYZ'"
+        ),
+    ),
+    Case(
+        "cur2-duplicate-line-item",
+        _duplicate_row,
+        Refused(
+            "{cur}, row 2270, column identity_line_item_id: line item {line_item} appears more than once "
+            "(first at row 10)"
+        ),
+    ),
+    Case(
+        "cur2-row-outside-its-billing-period",
+        _cell(4, "bill_billing_period_start_date", "2026-10-01T00:00:00Z"),
+        Refused(
+            "{cur}, row 4, column bill_billing_period_start_date: expected a timestamp in billing period "
+            "2026-11, got '2026-10-01T00:00:00Z'"
+        ),
+    ),
+    Case(
+        "cur2-usage-ends-before-it-starts",
+        _cell(6, "line_item_usage_end_date", "2026-10-01T00:00:00Z"),
+        Refused(
+            "{cur}, row 6, column line_item_usage_end_date: expected a timestamp not before "
+            "line_item_usage_start_date, got '2026-10-01T00:00:00Z'"
+        ),
+    ),
+    Case(
+        "cur2-tags-not-json",
+        _cell(5, "resource_tags", '{"user_project": "qwen'),
+        Refused(
+            """{cur}, row 5, column resource_tags: expected a JSON object, got '{{"user_project": "qwen'"""
+        ),
+    ),
+    Case("cur2-timestamps-without-zone", _strip_zones, Handled(_charges_equal_last_nights)),
+    # FOCUS 1.x CSV
+    Case(
+        "focus-empty-file",
+        _focus("empty.csv"),
+        Refused("{focus}: file is empty; expected a FOCUS CSV with a header line"),
+    ),
+    Case("focus-header-only", _focus("header-only.csv"), Handled(_adds_nothing)),
+    Case(
+        "focus-missing-column",
+        _focus("missing-columns.csv"),
+        Refused("{focus}: not a FOCUS file: missing column(s) BillingCurrency"),
+    ),
+    Case(
+        "focus-wrong-columns",
+        _focus("wrong-columns.csv"),
+        Refused(
+            "{focus}: not a FOCUS file: missing column(s) BilledCost, BillingCurrency, BillingPeriodStart, "
+            "BillingPeriodEnd, ChargeCategory"
+        ),
+    ),
+    Case(
+        "focus-non-numeric-cost",
+        _focus("non-numeric-cost.csv"),
+        Refused("{focus}, row 2, column BilledCost: expected a decimal number, got '12,50'"),
+    ),
+    Case(
+        "focus-nan-cost",
+        _focus("nan-cost.csv"),
+        Refused("{focus}, row 2, column BilledCost: expected a decimal number, got 'NaN'"),
+    ),
+    Case(
+        "focus-invalid-currency",
+        _focus("invalid-currency.csv"),
+        Refused(
+            "{focus}, row 2, column BillingCurrency: expected an ISO 4217 currency code such as USD, got 'US$'"
+        ),
+    ),
+    Case(
+        "focus-unknown-currency",
+        _focus("unknown-currency.csv"),
+        Refused(
+            "{focus}, row 2, column BillingCurrency: expected an ISO 4217 currency code such as USD, got 'XYZ'"
+        ),
+    ),
+    Case("focus-mixed-currencies", _focus("mixed-currencies.csv"), Handled(_mixed_currencies_reported_apart)),
+    Case(
+        "focus-charge-ends-before-it-starts",
+        _focus("charge-end-before-start.csv"),
+        Refused(
+            "{focus}, row 2, column ChargePeriodEnd: expected a timestamp not before ChargePeriodStart, "
+            "got '2026-11-03T09:00:00Z'"
+        ),
+    ),
+    Case(
+        "focus-billing-period-ends-before-it-starts",
+        _focus("billing-period-end-before-start.csv"),
+        Refused(
+            "{focus}, row 1, column BillingPeriodEnd: expected a timestamp after BillingPeriodStart, "
+            "got '2026-10-01T00:00:00Z'"
+        ),
+    ),
+    Case(
+        "focus-charge-outside-billing-period",
+        _focus("charge-outside-billing-period.csv"),
+        Handled(_kept_in_its_billing_period),
+    ),
+    Case("focus-timestamps-without-zone", _focus("no-zone.csv"), Handled(_zone_less_is_utc)),
+    Case(
+        "focus-tags-not-json",
+        _focus("tags-not-json.csv"),
+        Refused("{focus}, row 1, column Tags: expected a JSON object, got 'project=qwen-coder'"),
+    ),
+    Case("focus-sql-in-tags", _focus("sql-in-tags.csv"), Handled(_sql_stays_data)),
+    Case("focus-unicode-tags", _focus("unicode-tags.csv"), Handled(_unicode_kept)),
+    Case("focus-enormous-tag-value", _enormous_tag, Handled(_enormous_value_kept_whole)),
+    # The experiment log
+    Case(
+        "log-bad-json",
+        _log("bad-json.jsonl"),
+        Refused("{log}:2: not valid JSON (Expecting property name enclosed in double quotes at column 109)"),
+    ),
+    Case(
+        "log-not-an-object", _log("not-an-object.jsonl"), Refused("{log}:2: expected a JSON object per line")
+    ),
+    Case("log-not-utf8", _log("not-utf8.jsonl"), Refused("{log}: not UTF-8 text; expected JSON Lines")),
+    Case("log-unknown-fields", _log("unknown-fields.jsonl"), Handled(_unknown_fields_warned)),
+    Case(
+        "log-end-before-start",
+        _log("end-before-start.jsonl"),
+        Refused("{log}:2: ended_at 2026-11-03T12:00:00Z is before started_at 2026-11-04T08:00:00Z"),
+    ),
+    Case(
+        "log-timestamp-without-zone",
+        _log("no-zone.jsonl"),
+        Refused(
+            "{log}:2: field started_at: timestamp '2026-11-03T08:00:00' has no time zone; write it in UTC "
+            "with a trailing Z"
+        ),
+    ),
+    Case("log-duplicate-ids-conflicting-windows", _log("duplicate-ids.jsonl"), Handled(_later_record_wins)),
+    Case("log-sql-in-ids", _log("sql-in-ids.jsonl"), Handled(_sql_ids_stay_data)),
+]
+
+
+@pytest.fixture(scope="module")
+def last_night(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A project whose CUR 2.0 month (csv.gz) and log went through one good nightly run."""
+    import generate
+
+    root = tmp_path_factory.mktemp("last-night")
+    generate.main(["--out", str(root / "inputs"), "--format", "csv.gz"])
+    result = Inputs(root).nightly()
+    assert result.exit_code == 0, result.stderr
+    return root
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_hostile_input(case: Case, last_night: Path, tmp_path: Path) -> None:
+    shutil.copytree(last_night, tmp_path, dirs_exist_ok=True)
+    inputs = Inputs(tmp_path)
+    before = warehouse_state(inputs.warehouse)
+    focus = case.prepare(inputs)
+    result = inputs.nightly()
+    assert "Traceback" not in result.stderr
+    if isinstance(case.expect, Handled):
+        assert result.exit_code == 0, result.stderr
+        case.expect.check(inputs, result)
+        return
+    line_item = ""
+    if "{line_item}" in case.expect.line:
+        header, rows = inputs.cur_rows()
+        row = rows[9]
+        line_item = (
+            f"{row[header.index('identity_line_item_id')]}@{row[header.index('identity_time_interval')]}"
+        )
+    message = case.expect.line.format(cur=inputs.cur, log=inputs.log, focus=focus, line_item=line_item)
+    assert (result.exit_code, result.stderr.splitlines()[-1]) == (1, f"trainledger: error: {message}")
+    assert result.stdout == ""
+    assert warehouse_state(inputs.warehouse) == before
+    assert inputs.query(
+        "SELECT outcome, json_extract_string(detail, '$.error') FROM runs WHERE outcome <> 'ok'"
+    ) == [("failed", message)]
