@@ -10,13 +10,11 @@ from typing import Any
 
 import polars as pl
 
-from trainledger import realize
+from trainledger import realize, waste
 from trainledger.errors import NotFound
 from trainledger.labels import canonical_value
 from trainledger.money import fmt
 from trainledger.warehouse import Connection
-
-WASTE_STATUSES = ("failed", "aborted", "cancelled")
 
 
 @dataclass
@@ -145,9 +143,7 @@ def reconcile(con: Connection, experiment_id: str) -> Reconciliation:
         ]
     provisional = ended is None or complete_through is None or complete_through < ended
 
-    idle = _idle(con, exp_id, currency)
-    total_realized = sum(realized.values(), Decimal(0))
-    failed = total_realized if status in WASTE_STATUSES else Decimal(0)
+    hidden = waste.experiment_waste(con, exp_id, currency)
     bases = {b for *_, b in estimates}
     assumptions: dict[str, Any] = {
         "estimate_source": "experiment log" if bases <= {"log"} else "estimator",
@@ -164,8 +160,8 @@ def reconcile(con: Connection, experiment_id: str) -> Reconciliation:
         billing_complete_through=complete_through,
         provisional=provisional,
         rows=rows,
-        idle=idle,
-        failed=failed,
+        idle=hidden["idle"],
+        failed=hidden["failed"],
         assumptions=assumptions,
         other_currencies=[c for c in currencies if c != currency],
     )
@@ -176,20 +172,3 @@ PHASE_ORDER = {"data": 0, "train": 1, "rollout": 2, "eval": 3}
 
 def _row_order(key: tuple[str, str]) -> tuple[int, str, str]:
     return (PHASE_ORDER.get(key[0], 9), key[0], key[1])
-
-
-def _idle(con: Connection, experiment_id: str, currency: str) -> Decimal:
-    """Idle cost on the experiment's resources while it ran (rule `idle`)."""
-    row = con.execute(
-        """
-        SELECT coalesce(sum(a.effective_cost), 0)
-        FROM allocations a JOIN charges c USING (charge_id)
-        WHERE a.rule = 'idle' AND a.currency = $currency
-          AND EXISTS (
-            SELECT 1 FROM experiment_resources x
-            WHERE x.experiment_id = $id AND x.resource_id = c.resource_id
-              AND x.started_at < c.charge_period_end AND x.ended_at > c.charge_period_start)
-        """,
-        {"id": experiment_id, "currency": currency},
-    ).fetchone()
-    return Decimal(row[0]) if row else Decimal(0)
