@@ -23,6 +23,9 @@ demo: $(STAMP)
 	cd $(DEMO) && ../../$(BIN)/trainledger nightly
 	cd $(DEMO) && ../../$(BIN)/trainledger labels
 	cd $(DEMO) && ../../$(BIN)/trainledger reconcile exp-sft-0412
+	cd $(DEMO) && ../../$(BIN)/trainledger reconcile exp-opd-0425
+	cd $(DEMO) && ../../$(BIN)/trainledger reconcile exp-rl-0421
+	cd $(DEMO) && ../../$(BIN)/trainledger report --by waste,project
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
