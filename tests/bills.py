@@ -7,6 +7,7 @@ label resolution, categories, the attribution queries and the invariant check.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -147,7 +148,7 @@ def add_resource(
 
 def attribute(
     charges: list[Charge],
-    experiments: list[Experiment] = (),  # type: ignore[assignment]
+    experiments: Sequence[Experiment] = (),
     shared: str = "separate",
     con: duckdb.DuckDBPyConnection | None = None,
 ) -> duckdb.DuckDBPyConnection:
