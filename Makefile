@@ -18,6 +18,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 demo: $(STAMP)
+	rm -rf $(DEMO)
 	$(BIN)/python fixtures/generate.py --out $(DEMO)
 	cp fixtures/demo.toml $(DEMO)/trainledger.toml
 	cp fixtures/offcloud-ledger.csv $(DEMO)/offcloud-ledger.csv
@@ -25,6 +26,9 @@ demo: $(STAMP)
 	cd $(DEMO) && ../../$(BIN)/trainledger nightly || test $$? -eq 2
 	cd $(DEMO) && ../../$(BIN)/trainledger labels
 	cd $(DEMO) && ../../$(BIN)/trainledger reconcile exp-sft-0412
+	cd $(DEMO) && ../../$(BIN)/trainledger reconcile exp-opd-0425
+	cd $(DEMO) && ../../$(BIN)/trainledger reconcile exp-rl-0421
+	cd $(DEMO) && ../../$(BIN)/trainledger report --by waste,project
 
 # A documented manual check, not part of `make test` (CI has no browser): render the demo's HTML
 # post-mortem in headless Chromium (Debian package `chromium`) and look at the screenshot.

@@ -1,13 +1,15 @@
--- Split every charge into its shares so that they sum to the charge exactly, for billed, effective and
--- list cost alike: integer units of 1e-12, floor of each weighted part, and the leftover units given one
--- each to the largest remainders (ties by share number). Grain: charge x share. No parameters.
+-- Split the charges that have shares (temp table `shares`) so that the shares sum to the charge exactly,
+-- for billed, effective and list cost alike: integer units of 1e-12, floor of each weighted part, and the
+-- leftover units given one each to the largest remainders (ties by share number). A share cut from a time
+-- segment carries that segment as its period. Grain: charge x share. No parameters.
 INSERT INTO allocations
 WITH numbered AS (
     SELECT
         s.*,
         row_number() OVER (PARTITION BY s.charge_id
-                           ORDER BY s.experiment_id NULLS LAST, s.phase NULLS LAST, s.project NULLS LAST,
-                                    s.method NULLS LAST, s.rule) AS share_no,
+                           ORDER BY s.seg_start NULLS FIRST, s.experiment_id NULLS LAST, s.phase NULLS LAST,
+                                    s.project NULLS LAST, s.method NULLS LAST, s.rule, s.reason NULLS LAST)
+            AS share_no,
         sum(s.weight) OVER (PARTITION BY s.charge_id) AS total_weight
     FROM shares s
 ),
@@ -43,7 +45,7 @@ ranked AS (
 )
 SELECT
     charge_id, CAST(share_no AS INTEGER), source, provider, billing_period, billing_account_id, sub_account_id,
-    charge_period_start, charge_period_end, project, phase, method, experiment_id, cost_category, service_name,
+    coalesce(seg_start, charge_period_start), coalesce(seg_end, charge_period_end), project, phase, method, experiment_id, cost_category, service_name,
     charge_category, pricing_category, rule, reason, billing_currency,
     CAST(CAST(sign(b_units) * (b_base + CASE WHEN b_rank <= b_left THEN 1 ELSE 0 END) AS DECIMAL(38, 0))
          * CAST('0.000000000001' AS DECIMAL(38, 12)) AS DECIMAL(38, 12)),

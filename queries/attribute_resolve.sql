@@ -1,6 +1,7 @@
 -- Rules 1-3 and the shared/unattributed fallbacks of SPEC §4, for the charges of the periods in scope.
 -- Grain: one row per charge. Parameters: $periods (list of YYYY-MM).
 -- Charge tags win over inventory tags; a tag naming an experiment wins over (project, phase, method).
+-- The charge's own columns ride along so that a charge placed whole is inserted without a second join.
 CREATE OR REPLACE TEMP TABLE resolved AS
 WITH scoped AS (
     SELECT * FROM charges WHERE list_contains($periods, billing_period)
@@ -14,8 +15,10 @@ inventory AS (
 ),
 joined AS (
     SELECT
-        c.charge_id, c.provider, c.resource_id, c.charge_period_start, c.charge_period_end, c.charge_category,
-        c.service_name, c.billing_currency,
+        c.charge_id, c.source, c.provider, c.billing_period, c.billing_period_start, c.billing_period_end,
+        c.billing_account_id, c.sub_account_id, c.resource_id, c.charge_period_start, c.charge_period_end,
+        c.charge_category, c.pricing_category, c.service_name, c.billing_currency, c.billed_cost,
+        c.effective_cost, c.list_cost,
         ls.project AS t_project, ls.phase AS t_phase, ls.method AS t_method, ls.experiment_id AS t_experiment,
         ls.status AS t_status, ls.problem AS t_problem,
         il.project AS i_project, il.phase AS i_phase, il.method AS i_method, il.experiment_id AS i_experiment,
@@ -33,7 +36,10 @@ joined AS (
        AND cat.charge_category IS NOT DISTINCT FROM c.charge_category
 )
 SELECT
-    j.charge_id, j.provider, j.resource_id, j.charge_period_start, j.charge_period_end,
+    j.charge_id, j.source, j.provider, j.billing_period, j.billing_period_start, j.billing_period_end,
+    j.billing_account_id, j.sub_account_id, j.resource_id, j.charge_period_start, j.charge_period_end,
+    j.service_name, j.charge_category, j.pricing_category, j.billing_currency, j.billed_cost, j.effective_cost,
+    j.list_cost,
     coalesce(j.cost_category, 'other') AS cost_category,
     CASE
         WHEN j.provider = 'manual' THEN 'manual'

@@ -39,6 +39,10 @@ CREATE TABLE IF NOT EXISTS charges (
     currency_conversion_rate DOUBLE             -- GCP: local currency per USD, as the export gives it
 );
 
+-- Columns added since the first release: an older warehouse gains them in place (no-ops otherwise).
+ALTER TABLE charges ADD COLUMN IF NOT EXISTS credits VARCHAR;
+ALTER TABLE charges ADD COLUMN IF NOT EXISTS currency_conversion_rate DOUBLE;
+
 -- Live resources seen by inventory connectors (EC2/EBS tags, GCE labels). Grain: provider × resource.
 CREATE TABLE IF NOT EXISTS resources (
     provider VARCHAR NOT NULL,

@@ -1,125 +1,283 @@
-"""Each attribution rule of SPEC §4 on a tiny hand-written bill, money written out."""
+"""Attribution rules of SPEC §4 on small bills, with the money written out."""
 
 from __future__ import annotations
 
-from decimal import Decimal
+from decimal import Decimal as D
 
-import duckdb
 import pytest
 
-from conftest import Project
-from focus_files import FOCUS_CONFIG, experiment, write_focus
+from bills import Charge, Experiment, Window, add_resource, at, attribute, split, warehouse
 
-TRAIN = {
-    "phase": "train",
-    "started_at": "2026-11-03T08:00:00Z",
-    "ended_at": "2026-11-03T10:00:00Z",
-    "resources": [{"provider": "aws", "resource_id": "i-aaa", "gpus": 8}],
-}
+EXP_TAG = {"user_project": "qwen-coder", "user_phase": "train", "user_method": "sft"}
 
 
-@pytest.fixture
-def bill(project: Project):
-    project.write_config(FOCUS_CONFIG)
-
-    def make(rows, log=()):
-        write_focus(project.root / "bill.csv", rows)
-        (project.root / "experiments.jsonl").write_text("\n".join(log) + "\n", encoding="utf-8")
-
-    return make
+def hourly(charge_id: str, cost: str, hour: float = 0, resource: str = "i-1", **kw) -> Charge:
+    return Charge(charge_id, D(cost), at(hour), at(hour + 1), resource, **kw)
 
 
-def allocations(project: Project) -> list[tuple]:
-    con = duckdb.connect(str(project.warehouse), read_only=True)
-    return con.execute(
-        "SELECT rule, project, phase, method, experiment_id, reason, billed_cost, effective_cost "
-        "FROM allocations ORDER BY billed_cost DESC, rule"
-    ).fetchall()
-
-
-def test_rule_1_a_tag_naming_an_experiment_wins(run, project, bill) -> None:
-    bill(
-        [{"BilledCost": "55.04", "ResourceId": "i-aaa", "Tags": {"experiment": "Exp-1", "phase": "train"}}],
-        [experiment("exp-1", "qwen-coder", "sft", [TRAIN])],
-    )
-    assert run("nightly").exit_code == 0
-    assert allocations(project) == [
-        ("tag", "qwen-coder", "train", "sft", "exp-1", None, Decimal("55.04"), Decimal("55.04"))
-    ]
-
-
-def test_rule_2_tags_give_project_phase_method(run, project, bill) -> None:
-    bill(
-        [{"BilledCost": "21.958", "ResourceId": "i-bbb", "Tags": {"user_cost_label": "qwen-coder-eval-sft"}}]
-    )
-    run("nightly")
-    assert allocations(project) == [
-        ("tag", "qwen-coder", "eval", "sft", None, None, Decimal("21.958"), Decimal("21.958"))
-    ]
-
-
-def test_tagged_charge_carries_the_experiment_the_log_places_on_its_resource(run, project, bill) -> None:
-    bill(
-        [{"BilledCost": "55.04", "ResourceId": "i-aaa", "Tags": {"cost-label": "qwen-coder-train-sft"}}],
-        [experiment("exp-1", "qwen-coder", "sft", [TRAIN])],
-    )
-    run("nightly")
-    assert allocations(project) == [
-        ("tag", "qwen-coder", "train", "sft", "exp-1", None, Decimal("55.04"), Decimal("55.04"))
-    ]
-
-
-def test_rule_3_inventory_tags_attribute_an_untagged_charge(run, project, bill) -> None:
-    bill([{"BilledCost": "10.00", "ResourceId": "i-ccc"}])
-    run("ingest")
-    con = duckdb.connect(str(project.warehouse))
-    con.execute(
-        "INSERT INTO resources VALUES ('aws', 'i-ccc', 'inventory', 'instance', 'us-east-1', "
-        '\'{"Project": "math-reasoner", "Phase": "rollout", "Method": "rl"}\', NULL, '
-        "TIMESTAMP '2026-11-01', TIMESTAMP '2026-11-30')"
-    )
-    con.close()
-    run("attribute")
-    assert allocations(project) == [
-        ("inventory", "math-reasoner", "rollout", "rl", None, None, Decimal("10.00"), Decimal("10.00"))
-    ]
-
-
-def test_rule_5_unattributed_with_a_reason_and_shared_charges_kept_apart(run, project, bill) -> None:
-    bill(
+CASES = [
+    pytest.param(
+        [hourly("c", "10.00")],
+        [Experiment("e1", "qwen-coder", windows=[Window("i-1", at(0), at(0.5))])],
+        [("time-window", "qwen-coder", "train", "e1", D("5")), ("idle", "qwen-coder", "idle", None, D("5"))],
+        id="half an hour of an untagged hourly charge: half to the run, half idle",
+    ),
+    pytest.param(
+        [hourly("c", "12.00")],
         [
-            {"BilledCost": "3.25", "ResourceId": "i-ddd"},
-            {"BilledCost": "2.10", "ResourceId": "i-eee", "Tags": {"cost-label": "nonsense"}},
-            {"BilledCost": "8.26", "ChargeCategory": "Tax", "ServiceName": "Tax"},
-            {"BilledCost": "-5.00", "ChargeCategory": "Credit"},
-        ]
+            Experiment("e1", "qwen-coder", windows=[Window("i-1", at(0), at(1), gpus=8)]),
+            Experiment("e2", "qwen-coder", windows=[Window("i-1", at(0), at(1), gpus=0)]),
+        ],
+        [("time-window", "qwen-coder", "train", "e1", D("12"))],
+        id="two runs on a node, 8 and 0 GPUs: all to the one with GPUs",
+    ),
+    pytest.param(
+        [hourly("c", "12.00")],
+        [
+            Experiment("e1", "qwen-coder", windows=[Window("i-1", at(0), at(1), gpus=4)]),
+            Experiment("e2", "qwen-coder", windows=[Window("i-1", at(0), at(1), gpus=4)]),
+        ],
+        [
+            ("time-window", "qwen-coder", "train", "e1", D("6")),
+            ("time-window", "qwen-coder", "train", "e2", D("6")),
+        ],
+        id="two runs on a node, 4 and 4 GPUs: half each",
+    ),
+    pytest.param(
+        [hourly("c", "12.00")],
+        [
+            Experiment("e1", "qwen-coder", windows=[Window("i-1", at(0), at(1), gpus=6)]),
+            Experiment("e2", "qwen-coder", windows=[Window("i-1", at(0.5), at(1), gpus=2)]),
+        ],
+        # first half e1 alone: 6.00; second half 6:2 GPUs: 4.50 and 1.50
+        [
+            ("time-window", "qwen-coder", "train", "e1", D("6")),
+            ("time-window", "qwen-coder", "train", "e1", D("4.5")),
+            ("time-window", "qwen-coder", "train", "e2", D("1.5")),
+        ],
+        id="overlapping runs share the overlap by GPUs",
+    ),
+    pytest.param(
+        [hourly("c", "10.00")],
+        [
+            Experiment("e1", "qwen-coder", windows=[Window("i-1", at(0), at(1), gpus=0)]),
+            Experiment("e2", "qwen-coder", windows=[Window("i-1", at(0), at(1), gpus=0)]),
+            Experiment("e3", "qwen-coder", windows=[Window("i-1", at(0), at(1), gpus=0)]),
+        ],
+        [
+            ("time-window", "qwen-coder", "train", "e1", D("3.333333333334")),
+            ("time-window", "qwen-coder", "train", "e2", D("3.333333333333")),
+            ("time-window", "qwen-coder", "train", "e3", D("3.333333333333")),
+        ],
+        id="no GPUs reported: equal thirds, the odd unit of 1e-12 to the first share",
+    ),
+    pytest.param(
+        [Charge("c", D("24.00"), at(0), at(24), "bucket-1", usage_type="TimedStorage-ByteHrs")],
+        [Experiment("e1", "qwen-coder", windows=[Window("bucket-1", at(6), at(12), gpus=0, phase="data")])],
+        [
+            ("idle", "qwen-coder", "idle", None, D("6")),
+            ("time-window", "qwen-coder", "data", "e1", D("6")),
+            ("idle", "qwen-coder", "idle", None, D("12")),
+        ],
+        id="a daily charge works the same, the charge period being the day",
+    ),
+    pytest.param(
+        [hourly("c", "10.00", tags={"user_experiment": "exp-9", "user_project": "qwen-coder"})],
+        [Experiment("e1", "qwen-coder", windows=[Window("i-1", at(0), at(1))])],
+        [("tag", "qwen-coder", None, "exp-9", D("10"))],
+        id="a tag naming an experiment beats the time window",
+    ),
+    pytest.param(
+        [hourly("c", "10.00", tags={"user_cost_label": "distill-small-rollout-opd"})],
+        [Experiment("e1", "qwen-coder", windows=[Window("i-1", at(0), at(1))])],
+        [("tag", "distill-small", "rollout", None, D("10"))],
+        id="a tagged charge keeps its tag against a run of another project",
+    ),
+    pytest.param(
+        [hourly("c", "10.00", tags={"user_cost_label": "qwen-coder-eval-sft"})],
+        [Experiment("e1", "qwen-coder", windows=[Window("i-1", at(0.25), at(1))])],
+        [("idle", "qwen-coder", "idle", None, D("2.5")), ("tag", "qwen-coder", "eval", "e1", D("7.5"))],
+        id="a tagged compute charge carries the run; the uncovered quarter is idle",
+    ),
+    pytest.param(
+        [
+            Charge(
+                "c",
+                D("24.00"),
+                at(0),
+                at(24),
+                "bucket-1",
+                tags=EXP_TAG,
+                usage_type="TimedStorage-ByteHrs",
+                service_name="Amazon Simple Storage Service",
+            )
+        ],
+        [Experiment("e1", "qwen-coder", windows=[Window("bucket-1", at(0), at(6), gpus=0, phase="data")])],
+        [("tag", "qwen-coder", "train", "e1", D("6")), ("tag", "qwen-coder", "train", None, D("18"))],
+        id="tagged storage is never idle: uncovered time keeps the tag",
+    ),
+    pytest.param(
+        [hourly("c", "10.00")],
+        [
+            Experiment("e1", "qwen-coder", windows=[Window("i-1", at(0), at(0.5))]),
+            Experiment("e2", "math-reasoner", windows=[Window("i-1", at(3), at(4))]),
+        ],
+        [("time-window", "qwen-coder", "train", "e1", D("5")), ("unattributed", None, None, None, D("5"))],
+        id="a resource two projects used that period: uncovered time is unattributed",
+    ),
+    pytest.param(
+        [hourly("c", "10.00", resource="i-2")],
+        [Experiment("e1", "qwen-coder", windows=[Window("i-1", at(0), at(1))])],
+        [("unattributed", None, None, None, D("10"))],
+        id="a resource the log never names stays unattributed",
+    ),
+]
+
+
+@pytest.mark.parametrize(("charges", "experiments", "expected"), CASES)
+def test_rules(charges, experiments, expected) -> None:
+    con = attribute(charges, experiments)
+    assert split(con, "c") == expected
+
+
+def test_tagged_compute_the_log_watches_is_idle_in_hours_no_run_used() -> None:
+    con = attribute(
+        [hourly("c", "10.00", tags=EXP_TAG), hourly("d", "10.00", hour=5, tags=EXP_TAG)],
+        [Experiment("e1", "qwen-coder", windows=[Window("i-1", at(0), at(1))])],
     )
-    run("nightly")
-    assert allocations(project) == [
-        ("shared", None, None, None, None, "tax", Decimal("8.26"), Decimal("8.26")),
-        ("unattributed", None, None, None, None, "untagged", Decimal("3.25"), Decimal("3.25")),
-        ("unattributed", None, None, None, None, "unknown-label", Decimal("2.10"), Decimal("2.10")),
-        ("shared", None, None, None, None, "credit", Decimal("-5.00"), Decimal("-5.00")),
+    assert split(con, "c") == [("tag", "qwen-coder", "train", "e1", D("10"))]
+    assert split(con, "d") == [("idle", "qwen-coder", "idle", None, D("10"))]
+
+
+def test_segments_carry_their_own_time() -> None:
+    con = attribute(
+        [hourly("c", "10.00")], [Experiment("e1", "qwen-coder", windows=[Window("i-1", at(0.25), at(0.75))])]
+    )
+    rows = con.execute(
+        "SELECT rule, charge_period_start, charge_period_end, effective_cost FROM allocations ORDER BY share_no"
+    ).fetchall()
+    assert rows == [
+        ("idle", at(0), at(0.25), D("2.5")),
+        ("time-window", at(0.25), at(0.75), D("5")),
+        ("idle", at(0.75), at(1), D("2.5")),
     ]
 
 
-def test_a_bad_label_is_attributed_as_far_as_it_goes_and_reported(run, project, bill) -> None:
-    bill(
-        [{"BilledCost": "221.80", "ResourceId": "i-0e55", "Tags": {"cost-label": "qwen-coder-finetune-sft"}}]
+def test_no_experiment_reason_is_recorded() -> None:
+    con = attribute(
+        [hourly("c", "10.00")],
+        [
+            Experiment("e1", "qwen-coder", windows=[Window("i-1", at(5), at(6))]),
+            Experiment("e2", "math-reasoner", windows=[Window("i-1", at(7), at(8))]),
+        ],
     )
-    run("nightly")
-    assert allocations(project) == [
-        (
-            "tag",
-            "qwen-coder",
-            None,
-            "sft",
-            None,
-            "unknown phase 'finetune' in cost label 'qwen-coder-finetune-sft'",
-            Decimal("221.80"),
-            Decimal("221.80"),
-        )
+    assert con.execute("SELECT rule, reason FROM allocations").fetchall() == [
+        ("unattributed", "no-experiment")
     ]
-    result = run("labels")
-    assert "unknown phase 'finetune'" in result.stdout
-    assert "221.80" in result.stdout
+
+
+def test_idle_belongs_to_the_project_named_by_the_resources_other_charges() -> None:
+    con = attribute(
+        [hourly("c", "10.00"), hourly("tagged", "1.00", hour=9, tags={"user_project": "distill-small"})],
+        [Experiment("e1", "qwen-coder", windows=[Window("i-1", at(0), at(0.5))])],
+    )
+    assert split(con, "c")[1] == ("idle", "distill-small", "idle", None, D("5"))
+
+
+def test_log_names_a_gcp_instance_by_an_alias() -> None:
+    con = warehouse()
+    global_name = "//compute.googleapis.com/projects/ml/zones/us-central1-a/instances/5312004879331234"
+    add_resource(con, "train-node-1", aliases=["5312004879331234", global_name], provider="gcp")
+    attribute(
+        [hourly("c", "10.00", resource=global_name, provider="gcp", service_name="Compute Engine")],
+        [Experiment("e1", "qwen-coder", windows=[Window("train-node-1", at(0), at(1), provider="gcp")])],
+        con=con,
+    )
+    assert split(con, "c") == [("time-window", "qwen-coder", "train", "e1", D("10"))]
+
+
+def test_every_money_column_splits_exactly() -> None:
+    con = attribute(
+        [hourly("c", "-0.0000000007", effective=D("10.0000000001"), list_cost=D("0.0000000002"))],
+        [
+            Experiment("e1", "qwen-coder", windows=[Window("i-1", at(0), at(1), gpus=1)]),
+            Experiment("e2", "qwen-coder", windows=[Window("i-1", at(0), at(1), gpus=2)]),
+        ],
+    )
+    rows = con.execute(
+        "SELECT experiment_id, billed_cost, effective_cost, list_cost FROM allocations ORDER BY share_no"
+    ).fetchall()
+    assert rows == [
+        # 1:2 in units of 1e-12, each leftover unit to the largest remainder
+        ("e1", D("-0.000000000233"), D("3.333333333367"), D("0.000000000067")),
+        ("e2", D("-0.000000000467"), D("6.666666666733"), D("0.000000000133")),
+    ]
+
+
+SHARED = [
+    hourly("a", "30.00", tags={"user_cost_label": "qwen-coder-train-sft"}),
+    hourly("b", "10.00", tags={"user_cost_label": "math-reasoner-train-rl"}),
+    hourly("u", "5.00", resource="i-9"),
+    Charge("tax", D("10.00"), charge_category="Tax", usage_type=None),
+]
+
+
+def test_shared_cost_is_kept_apart_by_default() -> None:
+    con = attribute(SHARED)
+    assert split(con, "tax") == [("shared", None, None, None, D("10"))]
+
+
+def test_proportional_spreads_shared_cost_over_attributed_cost() -> None:
+    con = attribute(SHARED, shared="proportional")
+    assert split(con, "tax") == [
+        ("shared", "math-reasoner", "train", None, D("2.5")),
+        ("shared", "qwen-coder", "train", None, D("7.5")),
+    ]
+    assert con.execute("SELECT reason FROM allocations WHERE charge_id = 'tax'").fetchall() == [("tax",)] * 2
+
+
+def test_proportional_spread_includes_idle_and_skips_non_positive_receivers() -> None:
+    con = attribute(
+        [
+            *SHARED,
+            hourly(
+                "credit",
+                "-40.00",
+                hour=3,
+                tags={"user_cost_label": "math-reasoner-train-rl"},
+                charge_category="Credit",
+            ),
+            hourly("idle", "20.00", hour=2, resource="i-5"),
+        ],
+        [Experiment("e1", "distill-small", "opd", windows=[Window("i-5", at(5), at(6))])],
+        shared="proportional",
+    )
+    # math-reasoner nets 10.00 - 40.00 < 0: no share; qwen-coder 30.00 and distill-small idle 20.00 share 3:2.
+    assert split(con, "tax") == [
+        ("shared", "distill-small", "idle", None, D("4")),
+        ("shared", "qwen-coder", "train", None, D("6")),
+    ]
+
+
+def test_proportional_without_attributed_cost_keeps_a_shared_row() -> None:
+    con = attribute(
+        [
+            hourly("u", "5.00"),
+            Charge("tax", D("10.00"), charge_category="Tax", usage_type=None, currency="EUR"),
+        ],
+        shared="proportional",
+    )
+    assert split(con, "tax") == [("shared", None, None, None, D("10"))]
+
+
+def test_proportional_keeps_billing_accounts_and_currencies_apart() -> None:
+    con = attribute(
+        [
+            hourly("a", "30.00", tags={"user_cost_label": "qwen-coder-train-sft"}),
+            hourly("b", "10.00", tags={"user_cost_label": "math-reasoner-train-rl"}, account="999999999999"),
+            hourly("e", "10.00", tags={"user_cost_label": "distill-small-train-opd"}, currency="EUR"),
+            Charge("tax", D("10.00"), charge_category="Tax", usage_type=None),
+        ],
+        shared="proportional",
+    )
+    assert split(con, "tax") == [("shared", "qwen-coder", "train", None, D("10"))]

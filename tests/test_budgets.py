@@ -124,7 +124,7 @@ amount = "10000.00"
     assert statuses["rl-monthly"]["spent"] == MATH_REASONER_NOVEMBER
     assert statuses["rl-monthly"]["crossed"] == ["0.5", "1.0"]
     # cloud 1,328.20 + the off-cloud ledger 6,428.42 (labelling, reviewers, LLM judge)
-    assert statuses["sft-0412"]["spent"] == "7756.61849643"
+    assert statuses["sft-0412"]["spent"] == "7754.446274205"
     assert statuses["sft-0412"]["crossed"] == []
 
 

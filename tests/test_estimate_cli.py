@@ -103,10 +103,10 @@ def test_report_with_metrics_gives_the_method_cost_benefit_table(run) -> None:
     assert (sft["target_gain_points"], sft["general_change_points"], sft["cost_per_point"]) == (
         "14.00",
         "-2.00",
-        "554.04",
+        "553.89",
     )
     opd = by_key[("method", "opd", "")]
-    assert (opd["cost"], opd["cost_per_point"]) == ("2218.962", "147.93")
+    assert (opd["cost"], opd["cost_per_point"]) == ("2207.983", "147.20")
 
 
 def test_report_with_metrics_as_a_table_and_its_limits(run) -> None:
@@ -114,7 +114,7 @@ def test_report_with_metrics_as_a_table_and_its_limits(run) -> None:
     result = run("report", "--by", "experiment", "--with-metrics")
     assert result.exit_code == 0
     assert (
-        "exp-opd-0425  succeeded  USD       2,218.96  +15.00       -1.00                   147.93"
+        "exp-opd-0425  succeeded  USD       2,207.98  +15.00       -1.00                   147.20"
         in result.stdout
     )
     assert "all (" not in result.stdout

@@ -36,11 +36,12 @@ def test_every_query_file_is_used_by_the_commands(
         ("budgets",),
         ("export", "--period", "2026-11", "--out", "nov.csv"),
         ("export", "--period", "2026-11", "--format", "focus", "--out", "nov-focus.csv"),
+        ("report", "--by", "waste,project"),
     ]
     for args in commands:
         result = run(*args)
         assert result.exit_code in (0, 2), (args, result.stderr)
-    project.write_config(FOCUS_CONFIG)
+    project.write_config(FOCUS_CONFIG + '\n[allocation]\nshared = "proportional"\n')
     write_focus(project.root / "bill.csv", [{"BilledCost": "1.00"}])
     (project.root / "experiments.jsonl").write_text("", encoding="utf-8")
     assert run("nightly").exit_code == 0

@@ -63,8 +63,8 @@ def test_json_has_exactly_the_spec_keys_and_implied_compute(nightly_warehouse: P
     ]
     assert report["totals"] == {
         "estimated": "1060.00",
-        "realized": "7756.61849643",
-        "variance": "6696.61849643",
+        "realized": "7754.446274205",
+        "variance": "6694.446274205",
     }
     train = next(c for c in report["assumptions"]["compute"] if c["phase"] == "train")
     # 1,210.88 realized on p5.48xlarge at 6.88 per GPU hour = 176 GPU hours (22 instance hours x 8 GPUs);
@@ -104,7 +104,7 @@ def test_markdown_shows_the_key_figures(nightly_warehouse: Project) -> None:
     assert text.startswith("# Post-mortem: exp-sft-0412\n")
     assert "| train | compute | 950.00 | 1,210.88 | 260.88 | +27.5% |" in text
     assert "| eval | compute | 110.00 | 406.25 | 296.25 | +269.3% |" in text
-    assert "| total |  | 1,060.00 | 7,756.62 | 6,696.62 | +631.8% |" in text
+    assert "| total |  | 1,060.00 | 7,754.45 | 6,694.45 | +631.6% |" in text
     assert "| train | 3.78e+19 | 26.54 | 176.00 | 148.00 | 6.0% |" in text
     assert "| price_per_gpu_hour | 6.88 |" in text
     assert "- eval_tokens_per_sample: needed for evaluation generation; not estimated" in text
@@ -134,7 +134,7 @@ def test_html_is_self_contained_with_the_chart_and_figures(nightly_warehouse: Pr
     assert [
         c.upper() if c.isalpha() else c
         for c in chunks[chunks.index("Estimated") : chunks.index("Estimated") + 6]
-    ] == ["ESTIMATED", "1,060.00 USD", "REALIZED", "7,756.62 USD", "VARIANCE", "6,696.62 (+631.8%)"]
+    ] == ["ESTIMATED", "1,060.00 USD", "REALIZED", "7,754.45 USD", "VARIANCE", "6,694.45 (+631.6%)"]
     # The chart: one estimated and one realized bar per phase, realized over estimate marked.
     svg = re.search(r"<svg .*?</svg>", page, re.S)
     assert svg is not None

@@ -38,7 +38,7 @@ def test_every_run_is_in_the_ledger(run, project: Project) -> None:
 
     assert nightly["detail"]["sources"][0]["skipped"] is True
     assert nightly["detail"]["attribution"] == {
-        "allocations": 2273,
+        "allocations": 2276,
         "periods": ["2026-11"],
         "totals": {"USD": {"billed": "73877.57311856", "effective": "73877.57311856"}},
     }
@@ -50,7 +50,7 @@ def test_every_run_is_in_the_ledger(run, project: Project) -> None:
     assert table[0].split() == ["started", "(UTC)", "command", "outcome", "seconds", "summary"]
     assert (
         table[2].split("  ")[-1].strip()
-        == "aws-cur2 2026-11 unchanged; offcloud 2026-11 unchanged; 2273 allocations; 1 export(s)"
+        == "aws-cur2 2026-11 unchanged; offcloud 2026-11 unchanged; 2276 allocations; 1 export(s)"
     )
     assert table[4].endswith(
         "aws-cur2 2026-11 2269 rows (67353.05311856 USD); offcloud 2026-11 4 rows (6524.52 USD)"
@@ -87,7 +87,7 @@ def test_a_run_whose_exports_fail_is_incomplete(run, project: Project) -> None:
     incomplete = runs_json(run)[0]
     assert incomplete["outcome"] == "incomplete"
     assert incomplete["detail"]["error"].endswith("trainledger-2026-11.csv: cannot write: File exists")
-    assert len(warehouse_state(project.warehouse)["allocations"]) == 2273  # the data had committed
+    assert len(warehouse_state(project.warehouse)["allocations"]) == 2276  # the data had committed
 
 
 def test_lock_timeout_precedence_flag_then_environment_then_file(

@@ -1,7 +1,12 @@
 """Attribution (SPEC §4): resolve labels and categories, split charges into allocations, prove the sum.
 
 Rules live in ``queries/attribute_*.sql``; the label scheme and category rules are Python and reach
-SQL as lookup tables, so row-level work stays in DuckDB however large the bill.
+SQL as lookup tables, so row-level work stays in DuckDB however large the bill. The steps, in order:
+rules 1-3 per charge (``attribute_resolve``), the experiment log's windows (``attribute_log_windows``),
+time segments for rule 4 and the experiment carry (``attribute_windows``), charges placed whole copied
+straight in (``attribute_allocate_whole``, the fast path for most of a big bill), exact splits of the
+rest (``attribute_allocate``), and with ``shared = "proportional"`` the spread of shared charges
+(``attribute_spread``, then ``attribute_allocate`` again).
 """
 
 from __future__ import annotations
@@ -85,8 +90,14 @@ def attribute(
     params = {"periods": periods}
     con.execute("DELETE FROM allocations WHERE list_contains($periods, billing_period)", params)
     run(con, "attribute_resolve", params)
-    run(con, "attribute_shares")
+    run(con, "attribute_log_windows")
+    run(con, "attribute_windows")
+    run(con, "attribute_allocate_whole")
     run(con, "attribute_allocate")
+    if config.allocation.shared == "proportional":
+        run(con, "attribute_spread", params)
+        con.execute("DELETE FROM allocations WHERE charge_id IN (SELECT charge_id FROM shares)")
+        run(con, "attribute_allocate")
     check_invariant(con, periods)
     count, total = con.execute(
         "SELECT count(*), coalesce(sum(billed_cost), 0) FROM allocations WHERE list_contains($periods, billing_period)",

@@ -1,4 +1,9 @@
-"""Realized cost by any dimension (polars over allocations pre-grouped in DuckDB)."""
+"""Realized cost by any dimension (polars over allocations pre-grouped in DuckDB).
+
+Time: a charge (or a time segment of one) counts in the hour, day or month its period starts, and
+``since``/``until`` keep the allocations that start in ``[since, until)``, so consecutive ranges add up to
+the whole without counting a month-long charge (tax, credits, fees) twice. Buckets are UTC.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from decimal import Decimal
 
 import polars as pl
 
+from trainledger import queries, waste
 from trainledger.errors import TrainledgerError
 from trainledger.warehouse import Connection
 
@@ -31,8 +37,14 @@ DIMENSIONS = {
     "billing_period": "billing_period",
     "charge_category": "charge_category",
     "pricing_category": "pricing_category",
+    "waste": "waste",
 }
-GRANULARITIES = {"hour": "hour", "day": "day", "month": "month"}
+# Granularity -> (date_trunc unit, label format): ISO 8601, UTC, so text order is time order.
+GRANULARITIES = {
+    "hour": ("hour", "%Y-%m-%dT%H:00:00Z"),
+    "day": ("day", "%Y-%m-%d"),
+    "month": ("month", "%Y-%m"),
+}
 MONEY = ("billed_cost", "effective_cost", "list_cost")
 
 
@@ -57,18 +69,22 @@ def cost_frame(
     until: date | None = None,
     where: dict[str, str] | None = None,
 ) -> pl.DataFrame:
-    """Allocations summed by ``columns`` (+ time bucket, + currency, never mixed), money as Decimal."""
-    keys = list(columns)
-    select = [f'"{c}"' for c in keys]
+    """Allocations summed by (time bucket named after ``granularity``, first) + ``columns`` + currency
+    (never mixed), money as Decimal."""
+    select = []
     if granularity:
-        select.append(f"date_trunc('{GRANULARITIES[granularity]}', charge_period_start) AS period_start")
-        keys.append("period_start")
+        unit, label = GRANULARITIES[granularity]
+        select.append(f"strftime(date_trunc('{unit}', charge_period_start), '{label}') AS \"{granularity}\"")
+    select.extend(f'"{c}"' for c in columns)
     select.append("currency")
-    keys.append("currency")
     conditions = ["TRUE"]
     params: dict[str, object] = {}
+    source = "allocations"
+    if "waste" in columns:
+        source = f"({queries.load('waste_allocations')}) AS allocations"
+        params.update(waste.outcomes(con).params())
     if since:
-        conditions.append("charge_period_end > $since")
+        conditions.append("charge_period_start >= $since")
         params["since"] = since
     if until:
         conditions.append("charge_period_start < $until")
@@ -78,7 +94,7 @@ def cost_frame(
         params[f"w{i}"] = value
     sql = (
         f"SELECT {', '.join(select)}, sum(billed_cost) AS billed_cost, sum(effective_cost) AS effective_cost, "
-        f"sum(list_cost) AS list_cost FROM allocations WHERE {' AND '.join(conditions)} "
+        f"sum(list_cost) AS list_cost FROM {source} WHERE {' AND '.join(conditions)} "
         f"GROUP BY ALL ORDER BY ALL"
     )
     frame = con.sql(sql, params=params).pl() if params else con.sql(sql).pl()

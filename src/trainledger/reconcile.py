@@ -10,13 +10,11 @@ from typing import Any
 
 import polars as pl
 
-from trainledger import realize
+from trainledger import realize, waste
 from trainledger.errors import NotFound
 from trainledger.labels import canonical_value
 from trainledger.money import fmt
 from trainledger.warehouse import Connection, run
-
-WASTE_STATUSES = ("failed", "aborted", "cancelled")
 
 
 @dataclass
@@ -136,9 +134,7 @@ def reconcile(con: Connection, experiment_id: str) -> Reconciliation:
     complete_through = billing_complete_through(con, exp_id)
     provisional = ended is None or complete_through is None or complete_through < ended
 
-    idle = _idle(con, exp_id, currency)
-    total_realized = sum(realized.values(), Decimal(0))
-    failed = total_realized if status in WASTE_STATUSES else Decimal(0)
+    hidden = waste.experiment_waste(con, exp_id, currency)
     bases = {b for *_, b in estimates}
     assumptions: dict[str, Any] = {
         "estimate_source": _estimate_source(bases),
@@ -146,7 +142,7 @@ def reconcile(con: Connection, experiment_id: str) -> Reconciliation:
         "billing_complete_through": "end of the latest usage hour billed by the experiment's providers",
     }
     assumptions.update(compute_assumptions(con, exp_id, currency, rows, complete_through))
-    if status in WASTE_STATUSES and isinstance(assumptions.get("compute"), list):
+    if status in waste.FAILED_STATUSES and isinstance(assumptions.get("compute"), list):
         for item in assumptions["compute"]:
             item["implied_mfu"] = None
         assumptions["implied_mfu"] = (
@@ -163,8 +159,8 @@ def reconcile(con: Connection, experiment_id: str) -> Reconciliation:
         billing_complete_through=complete_through,
         provisional=provisional,
         rows=rows,
-        idle=idle,
-        failed=failed,
+        idle=hidden["idle"],
+        failed=hidden["failed"],
         assumptions=assumptions,
         other_currencies=[c for c in currencies if c != currency],
     )
@@ -301,20 +297,3 @@ def _logged_gpu_hours(con: Connection, experiment_id: str, until: datetime | Non
         seconds = Decimal(int((stop - start).total_seconds()))
         hours[phase] = hours.get(phase, Decimal(0)) + seconds * gpus / 3600
     return hours
-
-
-def _idle(con: Connection, experiment_id: str, currency: str) -> Decimal:
-    """Idle cost on the experiment's resources while it ran (rule `idle`)."""
-    row = con.execute(
-        """
-        SELECT coalesce(sum(a.effective_cost), 0)
-        FROM allocations a JOIN charges c USING (charge_id)
-        WHERE a.rule = 'idle' AND a.currency = $currency
-          AND EXISTS (
-            SELECT 1 FROM experiment_resources x
-            WHERE x.experiment_id = $id AND x.resource_id = c.resource_id
-              AND x.started_at < c.charge_period_end AND x.ended_at > c.charge_period_start)
-        """,
-        {"id": experiment_id, "currency": currency},
-    ).fetchone()
-    return Decimal(row[0]) if row else Decimal(0)

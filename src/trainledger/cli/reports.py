@@ -38,14 +38,23 @@ def _emit(text: str, out: str | None) -> None:
     default="project,phase,method,category",
     show_default=True,
     help="Comma-separated dimensions: project, phase, method, experiment, category, rule, provider, "
-    "service, account, period.",
-)
-@click.option("--granularity", type=click.Choice(["hour", "day", "month"]), default=None)
-@click.option(
-    "--since", type=click.DateTime(["%Y-%m-%d"]), default=None, help="From this UTC date (inclusive)."
+    "service, account, period, waste (idle, failed, rerun, unused-commitment, shared, unattributed, "
+    "productive).",
 )
 @click.option(
-    "--until", type=click.DateTime(["%Y-%m-%d"]), default=None, help="To this UTC date (exclusive)."
+    "--granularity",
+    type=click.Choice(["hour", "day", "month"]),
+    default=None,
+    help="Add a UTC time column: cost counts where its charge period starts.",
+)
+@click.option(
+    "--since",
+    type=click.DateTime(["%Y-%m-%d"]),
+    default=None,
+    help="Charges starting on or after this UTC date.",
+)
+@click.option(
+    "--until", type=click.DateTime(["%Y-%m-%d"]), default=None, help="Charges starting before this UTC date."
 )
 @click.option(
     "--format", "fmt_", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True

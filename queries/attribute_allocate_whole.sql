@@ -1,0 +1,10 @@
+-- The fast path: every charge in scope that has no shares goes whole to its single allocation, copied
+-- from `resolved` without window functions (most rows of a big bill). Grain: charge. No parameters.
+INSERT INTO allocations
+SELECT
+    r.charge_id, 1, r.source, r.provider, r.billing_period, r.billing_account_id, r.sub_account_id,
+    r.charge_period_start, r.charge_period_end, r.project, r.phase, r.method, r.experiment_id, r.cost_category,
+    r.service_name, r.charge_category, r.pricing_category, r.rule, r.reason, r.billing_currency, r.billed_cost,
+    r.effective_cost, r.list_cost
+FROM resolved r
+WHERE NOT EXISTS (SELECT 1 FROM shares s WHERE s.charge_id = r.charge_id)

@@ -1,0 +1,18 @@
+-- Allocations with their hidden-cost class, the `waste` dimension of `report`, first match wins:
+-- idle (rule idle, and shared cost spread onto idle by `shared = "proportional"`); rerun (a failed run
+-- that a later run of the same project, method and params repeated: rework); failed (failed, aborted or
+-- cancelled, not repeated); unused-commitment (Purchase rows, whose effective cost is the unused part of
+-- a Savings Plan or reservation); shared; unattributed; productive (everything else).
+-- Grain: allocation. Parameters: $reruns, $failed (lists of experiment ids, from waste.outcomes).
+SELECT
+    *,
+    CASE
+        WHEN rule = 'idle' OR phase = 'idle' THEN 'idle'
+        WHEN list_contains($reruns, experiment_id) THEN 'rerun'
+        WHEN list_contains($failed, experiment_id) THEN 'failed'
+        WHEN charge_category = 'Purchase' THEN 'unused-commitment'
+        WHEN rule = 'shared' THEN 'shared'
+        WHEN rule = 'unattributed' THEN 'unattributed'
+        ELSE 'productive'
+    END AS waste
+FROM allocations

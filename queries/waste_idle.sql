@@ -1,0 +1,48 @@
+-- Idle cost on the resources one experiment used, within its run (hidden cost, SPEC §4).
+-- An idle allocation covers one time segment of a charge that no run used; the experiment's part is that
+-- segment's overlap with the run [started_at, ended_at) (from the log; the first window start and last
+-- window end when the run's own times are missing), in integer units of 1e-12, each part floored.
+-- Resources match by the bill's name or an inventory alias, as in attribution. Concurrent experiments on
+-- one resource may both count the same idle segment; `report --by waste` counts every cent once.
+-- Grain: one row. Parameters: $experiment_id, $currency.
+WITH names AS (
+    SELECT DISTINCT ON (provider, name) provider, name, rkey
+    FROM (
+        SELECT provider, resource_id AS name, resource_id AS rkey, 0 AS pri FROM resources
+        UNION ALL
+        SELECT provider, unnest(aliases) AS name, resource_id AS rkey, 1 AS pri
+        FROM resources WHERE aliases IS NOT NULL
+    )
+    ORDER BY provider, name, pri, rkey
+),
+used AS (
+    SELECT DISTINCT coalesce(x.provider, n.provider) AS provider, coalesce(n.rkey, x.resource_id) AS rkey
+    FROM experiment_resources x
+    LEFT JOIN names n ON n.name = x.resource_id AND (x.provider IS NULL OR n.provider = x.provider)
+    WHERE x.experiment_id = $experiment_id
+),
+bill_names AS (
+    SELECT provider, rkey AS name FROM used
+    UNION
+    SELECT u.provider, n.name FROM used u JOIN names n ON n.rkey = u.rkey AND n.provider = u.provider
+),
+span AS (
+    SELECT coalesce(any_value(e.started_at), min(x.started_at)) AS run_start,
+           coalesce(any_value(e.ended_at), max(x.ended_at)) AS run_end
+    FROM experiment_resources x LEFT JOIN experiments e USING (experiment_id)
+    WHERE x.experiment_id = $experiment_id
+),
+idle AS (
+    SELECT DISTINCT a.charge_id, a.share_no, a.effective_cost, a.charge_period_start, a.charge_period_end
+    FROM allocations a
+    JOIN charges c USING (charge_id)
+    JOIN bill_names b ON b.name = c.resource_id AND (b.provider IS NULL OR b.provider = c.provider)
+    WHERE a.rule = 'idle' AND a.currency = $currency AND a.charge_period_end > a.charge_period_start
+)
+SELECT coalesce(sum(
+    to_units(i.effective_cost)
+    * (epoch_ms(least(i.charge_period_end, s.run_end)) - epoch_ms(greatest(i.charge_period_start, s.run_start)))
+    // (epoch_ms(i.charge_period_end) - epoch_ms(i.charge_period_start))
+), 0) AS idle_units
+FROM idle i CROSS JOIN span s
+WHERE i.charge_period_start < s.run_end AND i.charge_period_end > s.run_start
