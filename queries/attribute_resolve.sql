@@ -41,38 +41,41 @@ SELECT
     j.service_name, j.charge_category, j.pricing_category, j.billing_currency, j.billed_cost, j.effective_cost,
     j.list_cost,
     coalesce(j.cost_category, 'other') AS cost_category,
-    CASE
-        WHEN j.provider = 'manual' THEN 'manual'
-        WHEN j.t_experiment IS NOT NULL OR j.t_project IS NOT NULL THEN 'tag'
-        WHEN j.i_experiment IS NOT NULL OR j.i_project IS NOT NULL THEN 'inventory'
-        WHEN j.charge_category <> 'Usage' OR lower(coalesce(j.service_name, '')) LIKE '%support%' THEN 'shared'
-        ELSE 'unattributed'
-    END AS rule,
-    CASE
-        WHEN j.t_experiment IS NOT NULL OR j.t_project IS NOT NULL THEN j.t_experiment
-        WHEN j.i_experiment IS NOT NULL OR j.i_project IS NOT NULL THEN j.i_experiment
+    j.rule,
+    CASE j.rule WHEN 'tag' THEN j.t_experiment WHEN 'manual' THEN j.t_experiment WHEN 'inventory' THEN j.i_experiment
     END AS experiment_id,
-    CASE
-        WHEN j.t_experiment IS NOT NULL OR j.t_project IS NOT NULL THEN coalesce(j.t_project, e1.project)
-        WHEN j.i_experiment IS NOT NULL OR j.i_project IS NOT NULL THEN coalesce(j.i_project, e2.project)
+    CASE j.rule
+        WHEN 'tag' THEN coalesce(j.t_project, e1.project)
+        WHEN 'manual' THEN coalesce(j.t_project, e1.project)
+        WHEN 'inventory' THEN coalesce(j.i_project, e2.project)
     END AS project,
-    CASE
-        WHEN j.t_experiment IS NOT NULL OR j.t_project IS NOT NULL THEN j.t_phase
-        WHEN j.i_experiment IS NOT NULL OR j.i_project IS NOT NULL THEN j.i_phase
-    END AS phase,
-    CASE
-        WHEN j.t_experiment IS NOT NULL OR j.t_project IS NOT NULL THEN coalesce(j.t_method, e1.method)
-        WHEN j.i_experiment IS NOT NULL OR j.i_project IS NOT NULL THEN coalesce(j.i_method, e2.method)
+    CASE j.rule WHEN 'tag' THEN j.t_phase WHEN 'manual' THEN j.t_phase WHEN 'inventory' THEN j.i_phase END AS phase,
+    CASE j.rule
+        WHEN 'tag' THEN coalesce(j.t_method, e1.method)
+        WHEN 'manual' THEN coalesce(j.t_method, e1.method)
+        WHEN 'inventory' THEN coalesce(j.i_method, e2.method)
     END AS method,
     CASE
-        WHEN j.t_experiment IS NOT NULL OR j.t_project IS NOT NULL THEN j.t_problem
-        WHEN j.i_experiment IS NOT NULL OR j.i_project IS NOT NULL THEN j.i_problem
-        WHEN j.charge_category <> 'Usage' OR lower(coalesce(j.service_name, '')) LIKE '%support%'
-            THEN lower(j.charge_category)
+        WHEN j.rule IN ('tag', 'manual') THEN j.t_problem
+        WHEN j.rule = 'inventory' THEN j.i_problem
+        WHEN j.rule = 'shared' THEN lower(j.charge_category)
         WHEN coalesce(j.t_status, 'untagged') = 'untagged' AND coalesce(j.i_status, 'untagged') = 'untagged'
             THEN 'untagged'
         ELSE CASE WHEN coalesce(j.t_status, 'untagged') <> 'untagged' THEN j.t_status ELSE j.i_status END
     END AS reason
-FROM joined j
+FROM (
+    SELECT
+        *,
+        -- Tax is shared even when its row carries labels (GCP writes tax per labelled project): SPEC §4.
+        CASE
+            WHEN provider = 'manual' THEN 'manual'
+            WHEN charge_category = 'Tax' THEN 'shared'
+            WHEN t_experiment IS NOT NULL OR t_project IS NOT NULL THEN 'tag'
+            WHEN i_experiment IS NOT NULL OR i_project IS NOT NULL THEN 'inventory'
+            WHEN charge_category <> 'Usage' OR lower(coalesce(service_name, '')) LIKE '%support%' THEN 'shared'
+            ELSE 'unattributed'
+        END AS rule
+    FROM joined
+) j
 LEFT JOIN experiments e1 ON e1.experiment_id = j.t_experiment
 LEFT JOIN experiments e2 ON e2.experiment_id = j.i_experiment

@@ -123,3 +123,12 @@ def test_a_bad_label_is_attributed_as_far_as_it_goes_and_reported(run, project, 
     result = run("labels")
     assert "unknown phase 'finetune'" in result.stdout
     assert "221.80" in result.stdout
+
+
+def test_tax_is_shared_even_when_its_row_carries_labels(run, project, bill) -> None:
+    # GCP writes tax per project, with the project's labels; SPEC §4 keeps tax in the shared bucket.
+    bill([{"BilledCost": "12.40", "ChargeCategory": "Tax", "Tags": {"cost-label": "qwen-coder-train-sft"}}])
+    run("nightly")
+    assert allocations(project) == [
+        ("shared", None, None, None, None, "tax", Decimal("12.40"), Decimal("12.40"))
+    ]
