@@ -37,6 +37,7 @@ def test_every_query_file_is_used_by_the_commands(
         ("export", "--period", "2026-11", "--out", "nov.csv"),
         ("export", "--period", "2026-11", "--format", "focus", "--out", "nov-focus.csv"),
         ("report", "--by", "waste,project"),
+        ("report", "--by", "project,commitment", "--shape"),
     ]
     for args in commands:
         result = run(*args)

@@ -24,10 +24,17 @@ CENT = Decimal("0.01")
 NOTE = (
     "gains in points (1 point = 0.01 of a 0-1 metric); method rows: cost of all its experiments "
     "(failed included), mean gains over experiments with metrics, cost per point = total cost / total "
-    "target points gained"
+    "target points gained; eval share = evaluation phase cost / cost (teams commonly see 20-40%)"
 )
 
-NUMERIC = {"experiments", "cost", "target_gain_points", "general_change_points", "cost_per_point"}
+NUMERIC = {
+    "experiments",
+    "cost",
+    "target_gain_points",
+    "general_change_points",
+    "cost_per_point",
+    "eval_share",
+}
 
 
 @dataclass
@@ -42,6 +49,16 @@ class Benefit:
     target_gain: Decimal | None
     general_change: Decimal | None
     cost_per_point: Decimal | None
+    eval_cost: Decimal = Decimal(0)
+
+    @property
+    def eval_share(self) -> Decimal | None:
+        """Evaluation's share of the cost (teams commonly see 20-40%)."""
+        return (
+            (self.eval_cost / self.cost).quantize(Decimal("0.0001"), ROUND_HALF_EVEN)
+            if self.cost > 0
+            else None
+        )
 
     def to_json(self) -> dict[str, Any]:
         def num(value: Decimal | None) -> str | None:
@@ -58,6 +75,7 @@ class Benefit:
             "target_gain_points": num(self.target_gain),
             "general_change_points": num(self.general_change),
             "cost_per_point": None if self.cost_per_point is None else fmt(self.cost_per_point),
+            "eval_share": None if self.eval_share is None else f"{self.eval_share:f}",
         }
 
 
@@ -91,8 +109,9 @@ def cost_benefit(con: Connection, since: date | None = None, until: date | None 
             "SELECT experiment_id, method, status, metrics FROM experiments"
         ).fetchall()
     }
-    frame = realize.cost_frame(con, ["experiment_id", "method"], None, since, until)
+    frame = realize.cost_frame(con, ["experiment_id", "method", "phase"], None, since, until)
     costs: dict[tuple[str, str], Decimal] = {}
+    evals: dict[tuple[str, str], Decimal] = {}
     methods: dict[str, str | None] = {}
     for row in frame.iter_rows(named=True):
         exp_id = row["experiment_id"]
@@ -100,6 +119,8 @@ def cost_benefit(con: Connection, since: date | None = None, until: date | None 
             continue
         key = (exp_id, row["currency"])
         costs[key] = costs.get(key, Decimal(0)) + Decimal(row["effective_cost"])
+        if row["phase"] == "eval":
+            evals[key] = evals.get(key, Decimal(0)) + Decimal(row["effective_cost"])
         methods.setdefault(exp_id, row["method"])
     experiments: list[Benefit] = []
     for exp_id, currency in sorted(costs):
@@ -118,6 +139,7 @@ def cost_benefit(con: Connection, since: date | None = None, until: date | None 
                 target,
                 _points(metrics.get("general")),
                 _per_point(cost, target),
+                evals.get((exp_id, currency), Decimal(0)),
             )
         )
     out: list[Benefit] = []
@@ -138,6 +160,7 @@ def cost_benefit(con: Connection, since: date | None = None, until: date | None 
                 _mean(gains),
                 _mean([e.general_change for e in members if e.general_change is not None]),
                 _per_point(total, sum(gains, Decimal(0)) if gains else None),
+                sum((e.eval_cost for e in members), Decimal(0)),
             )
         )
         out.extend(members)

@@ -125,11 +125,17 @@ def _phase_totals(r: Reconciliation) -> list[tuple[str, Decimal | None, Decimal]
     return [(p, e, v or Decimal(0)) for p, (e, v) in totals.items()]
 
 
+def _eval_share(r: Reconciliation) -> str:
+    share = "-" if r.eval_share is None else f"{r.eval_share:.1%}"
+    return f"Evaluation: {share} of realized cost (teams commonly see 20-40%)"
+
+
 def text(r: Reconciliation) -> str:
     lines = [*_header_lines(r), ""]
     lines.append(table(HEADERS, _rows(r), money=HEADERS[2:]))
     lines.append("")
     lines.append(f"Waste (hidden cost): idle {_m(r.idle)}  failed {_m(r.failed)}")
+    lines.append(_eval_share(r))
     if r.other_currencies:
         lines.append(f"Also realized in {', '.join(r.other_currencies)} (not converted, not included above)")
     hardware = _hardware_line(r)
@@ -169,7 +175,14 @@ def markdown(r: Reconciliation) -> str:
     lines.extend(["", "## Estimated vs realized", ""])
     lines.extend(_md_table(HEADERS, _rows(r), 2))
     lines.extend(
-        ["", "## Waste", "", f"- idle: {_m(r.idle)} {r.currency}", f"- failed: {_m(r.failed)} {r.currency}"]
+        [
+            "",
+            "## Waste",
+            "",
+            f"- idle: {_m(r.idle)} {r.currency}",
+            f"- failed: {_m(r.failed)} {r.currency}",
+            f"- {_eval_share(r)}",
+        ]
     )
     compute = _compute_rows(r)
     if compute:

@@ -38,6 +38,7 @@ DIMENSIONS = {
     "charge_category": "charge_category",
     "pricing_category": "pricing_category",
     "waste": "waste",
+    "commitment": "commitment",
 }
 # Granularity -> (date_trunc unit, label format): ISO 8601, UTC, so text order is time order.
 GRANULARITIES = {
@@ -68,9 +69,10 @@ def cost_frame(
     since: date | None = None,
     until: date | None = None,
     where: dict[str, str] | None = None,
+    max_seconds: int | None = None,
 ) -> pl.DataFrame:
     """Allocations summed by (time bucket named after ``granularity``, first) + ``columns`` + currency
-    (never mixed), money as Decimal."""
+    (never mixed), money as Decimal; ``max_seconds`` keeps only charges no longer than that."""
     select = []
     if granularity:
         unit, label = GRANULARITIES[granularity]
@@ -83,12 +85,17 @@ def cost_frame(
     if "waste" in columns:
         source = f"({queries.load('waste_allocations')}) AS allocations"
         params.update(waste.outcomes(con).params())
+    if "commitment" in columns:
+        source = f"(SELECT *, {_expression('commitment_class')} AS commitment FROM {source}) AS allocations"
     if since:
         conditions.append("charge_period_start >= $since")
         params["since"] = since
     if until:
         conditions.append("charge_period_start < $until")
         params["until"] = until
+    if max_seconds is not None:
+        conditions.append("epoch(charge_period_end) - epoch(charge_period_start) <= $max_seconds")
+        params["max_seconds"] = max_seconds
     for i, (column, value) in enumerate((where or {}).items()):
         conditions.append(f'"{column}" = $w{i}')
         params[f"w{i}"] = value
@@ -99,6 +106,11 @@ def cost_frame(
     )
     frame = con.sql(sql, params=params).pl() if params else con.sql(sql).pl()
     return frame.with_columns(pl.col(m).cast(pl.Decimal(38, 12)) for m in MONEY)
+
+
+def _expression(name: str) -> str:
+    """A query file that holds one SQL expression, without its header comment."""
+    return "\n".join(line for line in queries.load(name).splitlines() if not line.startswith("--"))
 
 
 def total(frame: pl.DataFrame, column: str = "effective_cost") -> Decimal:

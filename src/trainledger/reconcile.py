@@ -60,6 +60,13 @@ class Reconciliation:
     def realized_total(self) -> Decimal:
         return sum((r.realized for r in self.rows), Decimal(0))
 
+    @property
+    def eval_share(self) -> Decimal | None:
+        """Evaluation's share of the realized cost (teams commonly see 20-40%)."""
+        total = self.realized_total
+        evaluation = sum((r.realized for r in self.rows if r.phase == "eval"), Decimal(0))
+        return evaluation / total if total > 0 else None
+
     def to_json(self) -> dict[str, Any]:
         """The SPEC §7 shape; money as decimal strings."""
 

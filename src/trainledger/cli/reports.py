@@ -76,12 +76,13 @@ def report(
 ) -> None:
     """Realized cost (EffectiveCost) by any dimensions."""
     columns = realize.parse_dimensions(by)
-    if shape:
-        raise TrainledgerError("--shape is not available in this version")
     since_d = since.date() if since else None  # type: ignore[attr-defined]
     until_d = until.date() if until else None  # type: ignore[attr-defined]
     if with_metrics:
         _report_benefit(obj, columns, since_d, until_d, fmt_)
+        return
+    if shape:
+        _report_shape(obj, columns, granularity, since_d, until_d, fmt_)
         return
     with open_warehouse(obj.config, write=False) as con:
         frame = realize.cost_frame(con, columns, granularity, since_d, until_d)
@@ -131,6 +132,7 @@ def _report_benefit(
             points(r.target_gain),
             points(r.general_change),
             r.cost_per_point,
+            "-" if r.eval_share is None else f"{r.eval_share:.1%}",
         )
         for r in rows
     ]
@@ -143,9 +145,90 @@ def _report_benefit(
         "target gain",
         "general change",
         "cost per point",
+        "eval share",
     ]
     click.echo(table(headers, table_rows, ["cost", "cost per point"]))
     click.echo(benefit.NOTE)
+
+
+def _report_shape(
+    obj: Context,
+    columns: list[str],
+    granularity: str | None,
+    since: date | None,
+    until: date | None,
+    fmt_: str,
+) -> None:
+    from trainledger import shape as shape_module
+
+    with open_warehouse(obj.config, write=False) as con:
+        unit, found = shape_module.shape(con, columns, granularity, since, until)
+        gpu = shape_module.gpu_hours(con)
+    data = [r.to_json() for r in found]
+    if fmt_ == "json":
+        click.echo(
+            json.dumps(
+                {
+                    "bucket": unit,
+                    "rows": data,
+                    "gpu_hours": [
+                        {k: (str(v) if isinstance(v, Decimal) else v) for k, v in g.items()} for g in gpu
+                    ],
+                },
+                indent=2,
+            )
+        )
+        return
+    if fmt_ == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        headers = [
+            *columns,
+            "currency",
+            "buckets",
+            "peak",
+            "peak_at",
+            "average",
+            "peak_to_average",
+            "not_time_resolved",
+        ]
+        writer.writerow(headers)
+        for row in data:
+            writer.writerow([export_module.safe_text("" if row[h] is None else str(row[h])) for h in headers])
+        click.echo(out.getvalue(), nl=False)
+        return
+    click.echo(f"Spend per {unit} (EffectiveCost): peak vs average, idle {unit}s included")
+    rows = [
+        (
+            *r.keys.values(),
+            r.currency,
+            r.buckets,
+            r.peak,
+            r.peak_at,
+            r.average.quantize(Decimal("0.01")),
+            "-" if r.ratio is None else f"{r.ratio:f}x",
+            r.unresolved,
+        )
+        for r in found
+    ]
+    click.echo(
+        table(
+            [*columns, "currency", f"{unit}s", "peak", "peak at", "average", "peak/avg", "not time-resolved"],
+            rows,
+            ["peak", "average", "not time-resolved"],
+        )
+    )
+    if gpu:
+        click.echo("")
+        click.echo(
+            "GPU hours: in use (experiment log) vs provisioned (billed hours of those machines x GPUs)"
+        )
+        click.echo(
+            table(
+                ["project", "method", "in use", "provisioned"],
+                [(g["project"], g["method"], g["gpu_hours_in_use"], g["gpu_hours_provisioned"]) for g in gpu],
+            )
+        )
 
 
 def _print_frame(frame: pl.DataFrame, fmt_: str) -> None:
