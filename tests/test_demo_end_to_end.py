@@ -110,3 +110,22 @@ def test_report_by_rule_shows_every_bucket(run) -> None:
     assert {r["rule"] for r in rows} >= {"tag", "shared", "unattributed", "manual"}
     cloud = sum(Decimal(r["billed_cost"]) for r in rows if r["rule"] != "manual")
     assert cloud == FIXTURE_BILLED_TOTAL
+
+
+def test_a_reader_that_stops_early_ends_the_report_quietly(run, project: Project) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    run("nightly")
+    trainledger = Path(sys.executable).parent / "trainledger"
+    result = subprocess.run(
+        f"'{trainledger}' report --by project --granularity hour | head -n 1",
+        shell=True,
+        cwd=project.root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.stdout.startswith("hour")
+    assert result.stderr == ""

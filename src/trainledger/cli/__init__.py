@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 from typing import Any
@@ -30,6 +31,10 @@ class Boundary(click.Group):
             self._fail(ctx, f"trainledger: error: {exc}", exc.exit_code)
         except (click.exceptions.Exit, click.ClickException, click.Abort, KeyboardInterrupt):
             raise
+        except BrokenPipeError:
+            # The reader went away (`trainledger report | head`): stop quietly, as Unix tools do.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            ctx.exit(int(ExitCode.OK))
         except Exception as exc:
             first = str(exc).splitlines()[0] if str(exc) else ""
             self._fail(
