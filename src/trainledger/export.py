@@ -12,6 +12,7 @@ from trainledger import queries
 from trainledger.config import Config
 from trainledger.errors import TrainledgerError
 from trainledger.money import fmt
+from trainledger.realize import DIMENSIONS
 from trainledger.reporter import Reporter
 from trainledger.warehouse import Connection
 
@@ -34,23 +35,7 @@ CSV_COLUMNS = (
 )
 MONEY_COLUMNS = {"billed_cost", "effective_cost", "list_cost"}
 # Dimensions `--by` may keep; billing_period and currency are always kept (periods and currencies never mix).
-BY_NAMES = {
-    "provider": "provider",
-    "account": "billing_account_id",
-    "billing_account_id": "billing_account_id",
-    "sub_account": "sub_account_id",
-    "sub_account_id": "sub_account_id",
-    "project": "project",
-    "phase": "phase",
-    "method": "method",
-    "experiment": "experiment_id",
-    "experiment_id": "experiment_id",
-    "category": "cost_category",
-    "cost_category": "cost_category",
-    "service": "service_name",
-    "service_name": "service_name",
-    "rule": "rule",
-}
+BY_NAMES = {name: column for name, column in DIMENSIONS.items() if column in CSV_COLUMNS}
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
