@@ -103,3 +103,11 @@ def test_reading_before_any_run_says_what_to_do(run, project: Project) -> None:
     result = run("report")
     assert result.exit_code == 1
     assert "no warehouse yet - run `trainledger nightly`" in result.stderr
+
+
+def test_a_usage_error_is_a_user_error_not_a_budget_alert(run) -> None:
+    # exit 2 tells a scheduler a budget was crossed, so a mistyped command must not exit 2
+    result = run("export", "--out", "x.csv")
+    assert result.exit_code == 1
+    assert "Missing option '--period'" in result.stderr
+    assert run("nosuch").exit_code == 1

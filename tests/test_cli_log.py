@@ -105,5 +105,5 @@ def test_end_without_a_start_on_this_machine_still_records_with_a_warning(run, p
 
 def test_a_metric_must_say_before_or_after(run) -> None:
     result = run("log", "end", "exp-cli-0706", "--metric", "target=0.5", "--log", "runs/")
-    assert result.exit_code == 2
+    assert result.exit_code == 1  # a usage error is a user error
     assert "expected NAME.before=V or NAME.after=V" in result.stderr

@@ -71,7 +71,7 @@ def test_estimate_from_a_params_file_as_json(run, project: Project) -> None:
 
 def test_estimate_explains_what_is_wrong(run, project: Project) -> None:
     result = run("estimate")
-    assert result.exit_code == 2
+    assert result.exit_code == 1  # a usage error is a user error
     assert "give either EXPERIMENT_ID or --params FILE" in result.stderr
     (project.root / "plan.json").write_text('{"model_params_b": 7}', encoding="utf-8")
     result = run("estimate", "--params", "plan.json")

@@ -24,6 +24,20 @@ class Boundary(click.Group):
     """The one error boundary: an error is one line on stderr, credentials masked; tracebacks only with
     --debug (masked too)."""
 
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        """Like click's, but a usage error exits 1 (a user error): exit 2 means a crossed budget here."""
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(int(ExitCode.USER_ERROR))
+        except click.Abort:
+            click.echo("Aborted!", err=True)
+            sys.exit(int(ExitCode.USER_ERROR))
+        sys.exit(code if isinstance(code, int) else int(ExitCode.OK))
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
