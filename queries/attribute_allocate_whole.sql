@@ -1,5 +1,5 @@
--- The fast path: every charge in scope that has no shares goes whole to its single allocation, copied
--- from `resolved` without window functions (most rows of a big bill). Grain: charge. No parameters.
+-- The charges sent to the exact split that turned out to have no shares (no run of their class overlaps
+-- them) go whole to their single allocation, as rules 1-3 resolved them. Grain: charge. No parameters.
 INSERT INTO allocations
 SELECT
     r.charge_id, 1, r.source, r.provider, r.billing_period, r.billing_account_id, r.sub_account_id,

@@ -1,6 +1,7 @@
 -- Split charges by the experiment log's time windows (SPEC §4 rule 4 and the experiment carry).
 -- Grain: charge x time segment x share; weights are positive whole numbers, comparable within a charge.
--- No parameters; reads the temp tables `resolved` and `log_windows`.
+-- No parameters; reads the temp tables `resolved` (the charges `placed_charges` could not place whole),
+-- `log_windows` and `timelines` (for the owner named by the tags of the resource's other charges).
 --
 -- Which charges: an unattributed charge on a resource that the log places any run on in the charge's
 -- billing period (rule 4); a tag/inventory charge without an experiment when a run of its project (and
@@ -48,12 +49,7 @@ candidates AS (
         OR (any_value(cost_category) = 'compute' AND bool_or(matches))
 ),
 tag_owners AS (
-    SELECT r.resource_id, r.billing_period, any_value(r.project) AS project
-    FROM resolved r
-    WHERE r.rule IN ('tag', 'inventory') AND r.project IS NOT NULL
-      AND r.resource_id IN (SELECT resource_id FROM candidates WHERE rule = 'unattributed')
-    GROUP BY r.resource_id, r.billing_period
-    HAVING count(DISTINCT r.project) = 1
+    SELECT DISTINCT resource_id, billing_period, tag_owner AS project FROM timelines WHERE tag_owner IS NOT NULL
 ),
 owned AS (
     SELECT

@@ -1,12 +1,16 @@
 """Attribution (SPEC §4): resolve labels and categories, split charges into allocations, prove the sum.
 
 Rules live in ``queries/attribute_*.sql``; the label scheme and category rules are Python and reach
-SQL as lookup tables, so row-level work stays in DuckDB however large the bill. The steps, in order:
-rules 1-3 per charge (``attribute_resolve``), the experiment log's windows (``attribute_log_windows``),
-time segments for rule 4 and the experiment carry (``attribute_windows``), charges placed whole copied
-straight in (``attribute_allocate_whole``, the fast path for most of a big bill), exact splits of the
-rest (``attribute_allocate``), and with ``shared = "proportional"`` the spread of shared charges
-(``attribute_spread``, then ``attribute_allocate`` again).
+SQL as lookup tables, so row-level work stays in DuckDB however large the bill, and no step copies the
+whole bill into a temporary table. The steps, in order: rules 1-3 per charge (the ``resolved_charges``
+macro of ``attribute_resolve``), the experiment log's windows (``attribute_log_windows``), each logged
+resource's timeline cut into segments with what a charge inside one segment gets (``attribute_timelines``,
+``attribute_classes``, ``attribute_segments``), the placement of every charge (``attribute_place``): most
+are placed whole, by their tags or on the one run they lie under, in one streaming insert
+(``attribute_allocate_placed``); the few that a window boundary cuts or several runs share
+(``attribute_split_set``) get time segments and exact shares (``attribute_windows``,
+``attribute_allocate_whole``, ``attribute_allocate``); with ``shared = "proportional"`` shared charges
+are then spread (``attribute_spread``, then ``attribute_allocate`` again).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from trainledger.config import Config
 from trainledger.errors import InvariantViolation
 from trainledger.labels import LabelScheme
 from trainledger.reporter import Reporter
-from trainledger.warehouse import Connection, run
+from trainledger.warehouse import Connection, insert_rows, run
 
 
 @dataclass
@@ -53,8 +57,7 @@ def refresh_label_sets(con: Connection, config: Config) -> int:
                 resolved.problem,
             )
         )
-    if rows:
-        con.executemany("INSERT INTO label_sets VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+    insert_rows(con, "label_sets", rows)
     return len(rows)
 
 
@@ -69,8 +72,7 @@ def refresh_categories(con: Connection, config: Config) -> int:
         (*combo, *((combo[2], True) if combo[0] == "manual" else categorizer.categorize(combo[1], combo[2])))
         for combo in combos
     ]
-    if rows:
-        con.executemany("INSERT INTO charge_categories VALUES (?, ?, ?, ?, ?, ?)", rows)
+    insert_rows(con, "charge_categories", rows)
     return len(rows)
 
 
@@ -89,8 +91,14 @@ def attribute(
     refresh_categories(con, config)
     params = {"periods": periods}
     con.execute("DELETE FROM allocations WHERE list_contains($periods, billing_period)", params)
-    run(con, "attribute_resolve", params)
+    run(con, "attribute_resolve")
     run(con, "attribute_log_windows")
+    run(con, "attribute_timelines", params)
+    run(con, "attribute_classes")
+    run(con, "attribute_segments")
+    run(con, "attribute_place")
+    run(con, "attribute_split_set", params)
+    run(con, "attribute_allocate_placed", params)
     run(con, "attribute_windows")
     run(con, "attribute_allocate_whole")
     run(con, "attribute_allocate")

@@ -19,7 +19,7 @@ from trainledger.errors import InputError, SourceError
 from trainledger.estimate import Catalog
 from trainledger.labels import LabelScheme, canonical_value
 from trainledger.reporter import Reporter
-from trainledger.warehouse import Connection
+from trainledger.warehouse import Connection, insert_rows
 
 OPEN_END = datetime(2100, 1, 1)
 KNOWN_FIELDS = {
@@ -253,34 +253,34 @@ def estimate_rows(experiment: Experiment, where: str) -> list[tuple[str, str | N
     return rows
 
 
-def _store_estimator(
-    con: Connection, config: Config, catalog: Catalog | None, e: Experiment, where: str, reporter: Reporter
-) -> None:
-    """Run the estimator on the experiment's params; its money fills in when the log has no estimate."""
+EstimateRow = tuple[str, str, str | None, str, Decimal, str]
+
+
+def _run_estimator(
+    config: Config, catalog: Catalog | None, e: Experiment, where: str, reporter: Reporter
+) -> tuple[tuple[str, bool, str] | None, list[EstimateRow]]:
+    """The estimator on the experiment's params: its result row, and its money when the log has no estimate."""
     if not e.params:
         if not e.estimate:
             reporter.warn(
                 f"{where}: experiment {e.experiment_id} has neither estimate nor params to estimate from"
             )
-        return
+        return None, []
     result = estimator.estimate(e.method, e.params, config.estimator, catalog, f"{where}: {e.experiment_id}")
     fill_in = not estimate_rows(e, where)
-    con.execute(
-        "INSERT INTO estimator_results VALUES ($id, $used, $detail)",
-        {"id": e.experiment_id, "used": fill_in, "detail": json.dumps(result.to_json())},
-    )
+    detail = (e.experiment_id, fill_in, json.dumps(result.to_json()))
     if not fill_in:
-        return
-    rows = [(p.phase, p.category, p.cost) for p in result.phases() if p.cost is not None]
-    for phase, category, cost in rows:
-        con.execute(
-            "INSERT INTO estimates VALUES (?, ?, ?, ?, ?, 'estimator')",
-            (e.experiment_id, phase, category, result.currency, cost),
-        )
+        return detail, []
+    rows: list[EstimateRow] = [
+        (e.experiment_id, p.phase, p.category, result.currency, p.cost, "estimator")
+        for p in result.phases()
+        if p.cost is not None
+    ]
     if result.missing:
         reporter.detail(f"estimator, {e.experiment_id}: missing {'; '.join(result.missing)}")
     if not rows:
         reporter.warn(f"{where}: no estimate for {e.experiment_id}: {'; '.join(result.missing)}")
+    return detail, rows
 
 
 def load(con: Connection, config: Config, reporter: Reporter) -> int:
@@ -288,6 +288,13 @@ def load(con: Connection, config: Config, reporter: Reporter) -> int:
     records = log_records(config, reporter)
     if records is None:
         return 0
+    return store(con, config, records, reporter)
+
+
+def store(
+    con: Connection, config: Config, records: list[tuple[str, dict[str, Any]]], reporter: Reporter
+) -> int:
+    """Replace the experiments tables with these records, merged and checked; returns the experiment count."""
     scheme = LabelScheme(config.labels)
     merged = merge(records, reporter)
     experiments = [(where, build(where, record, scheme)) for where, record in merged.values()]
@@ -296,36 +303,40 @@ def load(con: Connection, config: Config, reporter: Reporter) -> int:
     con.execute("DELETE FROM estimates WHERE basis IN ('log', 'estimator')")
     con.execute("DELETE FROM estimator_results")
     catalog = Catalog.from_warehouse(con)
+    rows: list[tuple[Any, ...]] = []
+    windows: list[tuple[Any, ...]] = []
+    estimates: list[EstimateRow] = []
+    results: list[tuple[str, bool, str]] = []
     for where, e in experiments:
-        con.execute(
-            "INSERT INTO experiments VALUES ($id, $project, $method, $status, $start, $end, $params, $estimate, "
-            "$metrics, $record)",
-            {
-                "id": e.experiment_id,
-                "project": e.project,
-                "method": e.method,
-                "status": e.status,
-                "start": e.started_at,
-                "end": e.ended_at,
-                "params": json.dumps(e.params, default=str),
-                "estimate": json.dumps(e.estimate, default=str),
-                "metrics": json.dumps(e.metrics, default=str),
-                "record": json.dumps(e.record, default=str, sort_keys=True),
-            },
+        rows.append(
+            (
+                e.experiment_id,
+                e.project,
+                e.method,
+                e.status,
+                e.started_at,
+                e.ended_at,
+                json.dumps(e.params, default=str),
+                json.dumps(e.estimate, default=str),
+                json.dumps(e.metrics, default=str),
+                json.dumps(e.record, default=str, sort_keys=True),
+            )
         )
-        if e.windows:
-            con.executemany(
-                "INSERT INTO experiment_resources VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (e.experiment_id, w.phase, w.provider, w.resource_id, w.gpus, w.started_at, w.ended_at)
-                    for w in e.windows
-                ],
-            )
-        for phase, category, currency, amount in estimate_rows(e, where):
-            con.execute(
-                "INSERT INTO estimates VALUES (?, ?, ?, ?, ?, 'log')",
-                (e.experiment_id, phase, category, currency, amount),
-            )
-        _store_estimator(con, config, catalog, e, where, reporter)
+        windows.extend(
+            (e.experiment_id, w.phase, w.provider, w.resource_id, w.gpus, w.started_at, w.ended_at)
+            for w in e.windows
+        )
+        estimates.extend(
+            (e.experiment_id, phase, category, currency, amount, "log")
+            for phase, category, currency, amount in estimate_rows(e, where)
+        )
+        detail, estimated = _run_estimator(config, catalog, e, where, reporter)
+        if detail is not None:
+            results.append(detail)
+        estimates.extend(estimated)
+    insert_rows(con, "experiments", rows)
+    insert_rows(con, "experiment_resources", windows)
+    insert_rows(con, "estimates", estimates)
+    insert_rows(con, "estimator_results", results)
     reporter.step(f"experiment log: {len(experiments)} experiment(s)")
     return len(experiments)
