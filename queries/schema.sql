@@ -224,6 +224,12 @@ CREATE TABLE IF NOT EXISTS estimator_results (
 -- shortest round-trip decimal text, the number the provider meant, not the binary fraction it stored.
 CREATE MACRO IF NOT EXISTS double_to_money(x) AS CAST(CAST(CAST(x AS DOUBLE) AS VARCHAR) AS DECIMAL(38, 12));
 
+-- Whether a money value as read from a bill (DOUBLE, or text from a CSV) is empty or a finite number
+-- below 10^26, which DECIMAL(38, 12) holds. isfinite() comes first: parquet statistics leave NaN out, and
+-- DuckDB folds a range test such as abs(x) < 1e26 to true from them, NaN rows included.
+CREATE MACRO IF NOT EXISTS fits_money(x) AS
+    coalesce(isfinite(TRY_CAST(x AS DOUBLE)) AND abs(TRY_CAST(x AS DOUBLE)) < 1e26, x IS NULL);
+
 -- Exact integer units of 1e-12 of a DECIMAL(38, 12) value, for splitting without loss. Whole and fractional
 -- parts apart, so a large quantity (GCP byte-seconds) does not overflow DECIMAL(38, 12) on the way.
 CREATE MACRO IF NOT EXISTS to_units(x) AS
