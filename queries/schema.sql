@@ -202,6 +202,15 @@ CREATE TABLE IF NOT EXISTS runs (
     detail VARCHAR                              -- JSON: sources, versions, row counts, totals
 );
 
+-- What the last complete run of a step was computed from (a fingerprint: sha256 of everything its result
+-- depends on) and what it produced, so that a run whose inputs are unchanged skips the step.
+-- Grain: step ('experiments', 'attribution', 'export:<file>'). Written in the step's own transaction.
+CREATE TABLE IF NOT EXISTS step_inputs (
+    step VARCHAR PRIMARY KEY,
+    fingerprint VARCHAR NOT NULL,
+    detail VARCHAR NOT NULL                     -- JSON: experiment count, allocation totals, export's sha256
+);
+
 -- Budget alerts already sent, so each threshold alerts once per period.
 CREATE TABLE IF NOT EXISTS alerts_sent (
     budget VARCHAR NOT NULL,

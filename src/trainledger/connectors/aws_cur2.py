@@ -242,7 +242,9 @@ def load_period(
     if period is not None:
         periods = [period]
     else:
-        found = con.execute(f"SELECT DISTINCT billing_period FROM ({normalize}) ORDER BY 1", params).fetchall()
+        found = con.execute(
+            f"SELECT DISTINCT billing_period FROM ({normalize}) ORDER BY 1", params
+        ).fetchall()
         periods = [p for (p,) in found if only in (None, p)]
     results = [
         staging.replace_period(
