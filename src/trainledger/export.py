@@ -6,6 +6,7 @@ import csv
 import io
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from trainledger import queries
@@ -96,9 +97,9 @@ def render_csv(rows: list[tuple[object, ...]]) -> str:
     return out.getvalue()
 
 
-def write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str | Iterable[str]) -> None:
     """Write via a temporary file (owner-only, like the warehouse) and rename, so a reader never sees half
-    an export."""
+    an export. ``text`` may come in pieces, so a big export is never held in memory whole."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -106,7 +107,7 @@ def write_atomic(path: Path, text: str) -> None:
         raise TrainledgerError(f"{path}: cannot write: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+            handle.writelines([text] if isinstance(text, str) else text)
         os.replace(tmp, path)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
