@@ -47,8 +47,8 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check src tests fixtures bench
 
 format: $(STAMP)
-	$(BIN)/ruff format src tests fixtures
-	$(BIN)/ruff check --fix src tests fixtures
+	$(BIN)/ruff format src tests fixtures bench
+	$(BIN)/ruff check --fix src tests fixtures bench
 
 typecheck: $(STAMP)
 	$(BIN)/mypy src
@@ -58,5 +58,6 @@ check: lint typecheck test
 clean:
 	rm -rf $(VENV) $(DEMO) .pytest_cache .ruff_cache .mypy_cache
 
+# Not part of `make test`: `make bench ROWS=1000000,10000000 BENCHFLAGS=--profile` (see BENCHMARKS.md).
 bench: $(STAMP)
-	$(BIN)/python bench/run.py --rows $(ROWS)
+	$(BIN)/python bench/run.py --rows $(ROWS) $(BENCHFLAGS)

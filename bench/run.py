@@ -3,7 +3,10 @@ DuckDB-only baselines on the same files, measured in the same run.
 
 Baseline (a), the floor of any persistent pipeline: DuckDB copying the columns trainledger reads into a
 table. Baseline (b), the analysis floor: DuckDB computing amortised cost by one tag and day. Each step
-runs in its own process so its peak RSS (from wait4) is its own.
+runs in its own process so its peak RSS (from wait4) is its own. Then `nightly` runs twice: the first
+writes the exports (its attribution is unchanged since `attribute`), the second finds nothing changed,
+which is what a night without new data costs. ``--profile`` then times every SQL statement of ingest,
+attribute and export in-process, slowest first.
 """
 
 from __future__ import annotations
@@ -15,20 +18,26 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 
+# Every column normalize_cur2.sql and validate_cur2.sql read.
 READ_COLUMNS = (
     "identity_line_item_id, identity_time_interval, bill_billing_period_start_date, bill_billing_period_end_date, "
     "bill_payer_account_id, line_item_usage_account_id, line_item_line_item_type, line_item_unblended_cost, "
     "line_item_currency_code, line_item_usage_start_date, line_item_usage_end_date, line_item_product_code, "
     "line_item_usage_type, line_item_resource_id, line_item_usage_amount, pricing_public_on_demand_cost, "
     "pricing_unit, product, product_servicecode, product_region_code, product_sku, product_product_family, "
-    "resource_tags, reservation_effective_cost, savings_plan_savings_plan_a_r_n, "
-    "savings_plan_savings_plan_effective_cost, savings_plan_total_commitment_to_date, savings_plan_used_commitment"
+    "resource_tags, reservation_effective_cost, reservation_reservation_a_r_n, "
+    "reservation_unused_amortized_upfront_fee_for_billing_period, reservation_unused_recurring_fee, "
+    "savings_plan_savings_plan_a_r_n, savings_plan_savings_plan_effective_cost, "
+    "savings_plan_total_commitment_to_date, savings_plan_used_commitment"
 )
 
 BASELINE_COPY = f"""
@@ -50,6 +59,12 @@ FROM read_parquet(?) GROUP BY ALL
 ''', [sys.argv[1:]]).fetchall()
 """
 
+COPY = "baseline (a): DuckDB copy"
+ANALYSIS = "baseline (b): DuckDB amortised by tag x day"
+PIPELINE = ("trainledger ingest", "trainledger attribute", "trainledger export")
+FIRST_NIGHT = "trainledger nightly (writes the exports)"
+RERUN = "trainledger nightly, unchanged month"
+
 
 @dataclass
 class Step:
@@ -70,8 +85,7 @@ def measure(name: str, argv: list[str], cwd: Path) -> Step:
     return Step(name, seconds, usage.ru_maxrss / 1024)
 
 
-def config_text() -> str:
-    return """
+CONFIG = """
 [[sources]]
 name = "cur"
 kind = "aws-cur2"
@@ -85,7 +99,8 @@ dir = "exports"
 """
 
 
-def bench(rows: int, data: Path) -> list[Step]:
+def prepare(rows: int, data: Path) -> tuple[Path, list[str]]:
+    """The generated month (made once per size and kept) and a fresh run folder pointing at it."""
     folder = data / str(rows)
     if not (folder / "experiments.jsonl").exists():
         shutil.rmtree(folder, ignore_errors=True)
@@ -99,23 +114,21 @@ def bench(rows: int, data: Path) -> list[Step]:
     run.mkdir()
     for name in ("cur", "experiments.jsonl"):
         (run / name).symlink_to(folder / name)
-    (run / "trainledger.toml").write_text(config_text(), encoding="utf-8")
+    (run / "trainledger.toml").write_text(CONFIG, encoding="utf-8")
+    return run, files
+
+
+def bench(rows: int, data: Path) -> list[Step]:
+    run, files = prepare(rows, data)
     tl = str(BIN / "trainledger")
     steps = [
-        measure(
-            "baseline (a): DuckDB copy",
-            [sys.executable, "-c", BASELINE_COPY, str(run / "copy.duckdb"), *files],
-            run,
-        ),
-        measure(
-            "baseline (b): DuckDB amortised by tag x day",
-            [sys.executable, "-c", BASELINE_ANALYSIS, *files],
-            run,
-        ),
+        measure(COPY, [sys.executable, "-c", BASELINE_COPY, str(run / "copy.duckdb"), *files], run),
+        measure(ANALYSIS, [sys.executable, "-c", BASELINE_ANALYSIS, *files], run),
         measure("trainledger ingest", [tl, "ingest"], run),
         measure("trainledger attribute", [tl, "attribute"], run),
         measure("trainledger export", [tl, "export", "--period", "2026-11", "--out", "export.csv"], run),
-        measure("trainledger nightly, unchanged month", [tl, "nightly"], run),
+        measure(FIRST_NIGHT, [tl, "nightly"], run),
+        measure(RERUN, [tl, "nightly"], run),
     ]
     (run / "copy.duckdb").unlink(missing_ok=True)
     return steps
@@ -123,40 +136,127 @@ def bench(rows: int, data: Path) -> list[Step]:
 
 def report(rows: int, steps: list[Step]) -> str:
     by = {s.name: s for s in steps}
-    copy = by["baseline (a): DuckDB copy"]
-    analysis = by["baseline (b): DuckDB amortised by tag x day"]
-    pipeline = [
-        s for s in steps if s.name in ("trainledger ingest", "trainledger attribute", "trainledger export")
-    ]
+    pipeline = [by[name] for name in PIPELINE]
     total = sum(s.seconds for s in pipeline)
     peak = max(s.peak_rss_mb for s in pipeline)
-    rerun = by["trainledger nightly, unchanged month"]
     lines = [f"rows: {rows:,}", f"{'step':45} {'seconds':>9} {'rows/s':>12} {'peak RSS MiB':>13}"]
     for s in steps:
         lines.append(f"{s.name:45} {s.seconds:9.2f} {rows / s.seconds:12,.0f} {s.peak_rss_mb:13.0f}")
     lines += [
         f"{'end-to-end (ingest + attribute + export)':45} {total:9.2f} {rows / total:12,.0f} {peak:13.0f}",
-        f"ratio to baseline (a) copy:      {total / copy.seconds:5.2f}x   (target <= 3x)",
-        f"ratio to baseline (b) analysis:  {total / analysis.seconds:5.2f}x",
-        f"unchanged re-run / full run:     {rerun.seconds / total:6.1%}  (target <= 5%)",
+        f"ratio to baseline (a) copy:      {total / by[COPY].seconds:5.2f}x   (target <= 3x)",
+        f"ratio to baseline (b) analysis:  {total / by[ANALYSIS].seconds:5.2f}x",
+        f"unchanged re-run / full run:     {by[RERUN].seconds / total:6.1%}  (target <= 5%)",
         f"peak RSS: {peak:.0f} MiB (target <= 2048 MiB)",
     ]
     return "\n".join(lines)
 
 
+def growth(results: dict[int, list[Step]]) -> str:
+    """How each step's time grows between the smallest and the largest size (linear: the same factor)."""
+    small, large = min(results), max(results)
+    times = {n: {s.name: s.seconds for s in steps} for n, steps in results.items()}
+    parts = []
+    for name in (*PIPELINE, COPY):
+        parts.append(f"{name.removeprefix('trainledger ')} {times[large][name] / times[small][name]:.1f}x")
+    e2e = [sum(times[n][name] for name in PIPELINE) for n in (small, large)]
+    parts.append(f"end-to-end {e2e[1] / e2e[0]:.1f}x")
+    return f"growth {small:,} -> {large:,} rows ({large / small:.0f}x): " + ", ".join(parts)
+
+
+class _Timed:
+    """A DuckDB connection that records how long each statement takes (for --profile)."""
+
+    def __init__(self, con: Any, timings: list[tuple[float, str]]) -> None:
+        self._con, self._timings = con, timings
+
+    def _time(self, method: str, sql: str, *args: Any) -> Any:
+        start = time.perf_counter()
+        result = getattr(self._con, method)(sql, *args)
+        self._timings.append((time.perf_counter() - start, " ".join(str(sql).split())[:110]))
+        return self if result is self._con else result
+
+    def execute(self, sql: str, *args: Any) -> Any:
+        return self._time("execute", sql, *args)
+
+    def executemany(self, sql: str, *args: Any) -> Any:
+        return self._time("executemany", sql, *args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._con, name)
+
+
+def profile(rows: int, data: Path, top: int = 8) -> str:
+    """Each step again, in this process, every SQL statement timed; the slowest per step."""
+    from trainledger import config as config_module
+    from trainledger import export, pipeline, warehouse
+    from trainledger.reporter import Silent
+
+    run, _ = prepare(rows, data)
+    os.chdir(run)
+    config = config_module.load(None, None)
+    timings: list[tuple[float, str]] = []
+    opened = pipeline.open_warehouse
+
+    @contextmanager
+    def timed(*args: Any, **kwargs: Any) -> Iterator[Any]:
+        with opened(*args, **kwargs) as con:
+            yield _Timed(con, timings)
+
+    lines = [f"profile, {rows:,} rows (seconds per SQL statement, slowest first)"]
+    steps = {
+        "ingest": lambda: pipeline.ingest(config, Silent()),
+        "attribute": lambda: pipeline.attribute(config, Silent()),
+        "export": lambda: _export(config, timings, warehouse, export),
+    }
+    pipeline.open_warehouse = timed  # type: ignore[assignment]
+    try:
+        for name, step in steps.items():
+            timings.clear()
+            start = time.perf_counter()
+            step()
+            lines.append(
+                f"{name}: {time.perf_counter() - start:.2f} s, of which SQL {sum(t for t, _ in timings):.2f} s"
+            )
+            lines += [f"  {t:7.2f}  {sql}" for t, sql in sorted(timings, reverse=True)[:top]]
+    finally:
+        pipeline.open_warehouse = opened  # type: ignore[assignment]
+    return "\n".join(lines)
+
+
+def _export(config: Any, timings: list[tuple[float, str]], warehouse: Any, export: Any) -> None:
+    with warehouse.open_warehouse(config, write=False) as con:
+        export.export_csv(_Timed(con, timings), "2026-11")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--rows", default="1000000", help="Comma-separated sizes, e.g. 1000000,10000000")
     parser.add_argument("--data", type=Path, default=ROOT / "bench-data")
+    parser.add_argument("--profile", action="store_true", help="Then time each SQL statement of each step.")
     args = parser.parse_args(argv)
     print(
-        f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
-        f"{platform.platform()}"
+        f"machine: {platform.machine()}, {os.cpu_count()} CPUs, "
+        f"{os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB RAM, "
+        f"Python {platform.python_version()}, DuckDB {_duckdb_version()}, {platform.platform()}"
     )
+    results = {}
     for rows in (int(r) for r in args.rows.split(",")):
-        print(report(rows, bench(rows, args.data)), flush=True)
+        results[rows] = bench(rows, args.data)
+        print(report(rows, results[rows]), flush=True)
         print()
+    if len(results) > 1:
+        print(growth(results))
+    if args.profile:
+        for rows in results:
+            print(profile(rows, args.data), flush=True)
     return 0
+
+
+def _duckdb_version() -> str:
+    import duckdb
+
+    return duckdb.__version__
 
 
 if __name__ == "__main__":

@@ -202,6 +202,15 @@ CREATE TABLE IF NOT EXISTS runs (
     detail VARCHAR                              -- JSON: sources, versions, row counts, totals
 );
 
+-- What the last complete run of a step was computed from (a fingerprint: sha256 of everything its result
+-- depends on) and what it produced, so that a run whose inputs are unchanged skips the step.
+-- Grain: step ('experiments', 'attribution', 'export:<file>'). Written in the step's own transaction.
+CREATE TABLE IF NOT EXISTS step_inputs (
+    step VARCHAR PRIMARY KEY,
+    fingerprint VARCHAR NOT NULL,
+    detail VARCHAR NOT NULL                     -- JSON: experiment count, allocation totals, export's sha256
+);
+
 -- Budget alerts already sent, so each threshold alerts once per period.
 CREATE TABLE IF NOT EXISTS alerts_sent (
     budget VARCHAR NOT NULL,
@@ -223,6 +232,12 @@ CREATE TABLE IF NOT EXISTS estimator_results (
 -- A cost that arrives as a double (CUR 2.0 parquet, BigQuery FLOAT) becomes exact money through its
 -- shortest round-trip decimal text, the number the provider meant, not the binary fraction it stored.
 CREATE MACRO IF NOT EXISTS double_to_money(x) AS CAST(CAST(CAST(x AS DOUBLE) AS VARCHAR) AS DECIMAL(38, 12));
+
+-- Whether a money value as read from a bill (DOUBLE, or text from a CSV) is empty or a finite number
+-- below 10^26, which DECIMAL(38, 12) holds. isfinite() comes first: parquet statistics leave NaN out, and
+-- DuckDB folds a range test such as abs(x) < 1e26 to true from them, NaN rows included.
+CREATE MACRO IF NOT EXISTS fits_money(x) AS
+    coalesce(isfinite(TRY_CAST(x AS DOUBLE)) AND abs(TRY_CAST(x AS DOUBLE)) < 1e26, x IS NULL);
 
 -- Exact integer units of 1e-12 of a DECIMAL(38, 12) value, for splitting without loss. Whole and fractional
 -- parts apart, so a large quantity (GCP byte-seconds) does not overflow DECIMAL(38, 12) on the way.

@@ -5,31 +5,67 @@
 -- Times without a zone are UTC: AWS writes every CUR time in UTC (the session time zone is UTC).
 -- Money columns must be finite and fit DECIMAL(38, 12); usage dates outside the billing period are kept
 -- (corrections may refer to earlier usage), but the row's billing period must be the partition's.
-WITH checked AS (
+-- One cheap pass over typed values picks the suspect rows (a superset of the bad ones); the exact checks
+-- and their messages, which need the values as text, look at those rows only (fits_money: schema.sql).
+WITH typed AS (
     SELECT
         filename AS file,
         file_row_number + 1 AS row_no,
+        *,
         TRY_CAST(line_item_unblended_cost AS DOUBLE) AS unblended,
+        TRY_CAST(bill_billing_period_start_date AS TIMESTAMPTZ) AS period_start,
+        TRY_CAST(bill_billing_period_end_date AS TIMESTAMPTZ) AS period_end,
+        TRY_CAST(line_item_usage_start_date AS TIMESTAMPTZ) AS usage_start,
+        TRY_CAST(line_item_usage_end_date AS TIMESTAMPTZ) AS usage_end
+    FROM cur2_raw_full
+),
+suspects AS MATERIALIZED (
+    SELECT *
+    FROM typed
+    WHERE unblended IS NULL OR NOT fits_money(line_item_unblended_cost)
+       OR line_item_currency_code IS NULL
+       OR line_item_currency_code NOT IN (SELECT unnest(CAST($currencies AS VARCHAR[])))
+       OR period_start IS NULL
+       OR date_trunc('month', timezone('UTC', period_start))
+          <> coalesce(strptime($period, '%Y-%m'), date_trunc('month', timezone('UTC', period_start)))
+       OR period_end IS NULL OR period_end <= period_start
+       OR usage_start IS NULL
+       OR (line_item_usage_end_date IS NOT NULL AND (usage_end IS NULL OR usage_end < usage_start))
+       OR identity_line_item_id IS NULL OR identity_line_item_id = ''
+       OR NOT fits_money(pricing_public_on_demand_cost)
+       OR NOT fits_money(savings_plan_savings_plan_effective_cost)
+       OR NOT fits_money(savings_plan_total_commitment_to_date)
+       OR NOT fits_money(savings_plan_used_commitment)
+       OR NOT fits_money(reservation_effective_cost)
+       OR NOT fits_money(reservation_unused_amortized_upfront_fee_for_billing_period)
+       OR NOT fits_money(reservation_unused_recurring_fee)
+       OR NOT fits_money(line_item_usage_amount)
+),
+checked AS (
+    SELECT
+        file,
+        row_no,
+        unblended,
         line_item_unblended_cost AS unblended_text,
         line_item_currency_code AS currency,
-        TRY_CAST(bill_billing_period_start_date AS TIMESTAMPTZ) AS period_start,
+        period_start,
         bill_billing_period_start_date AS period_start_text,
-        TRY_CAST(bill_billing_period_end_date AS TIMESTAMPTZ) AS period_end,
+        period_end,
         bill_billing_period_end_date AS period_end_text,
-        TRY_CAST(line_item_usage_start_date AS TIMESTAMPTZ) AS usage_start,
+        usage_start,
         line_item_usage_start_date AS usage_start_text,
-        TRY_CAST(line_item_usage_end_date AS TIMESTAMPTZ) AS usage_end,
+        usage_end,
         nullif(trim(CAST(line_item_usage_end_date AS VARCHAR)), '') AS usage_end_text,
         identity_line_item_id AS line_item_id
-    FROM cur2_raw_full
+    FROM suspects
 ),
 -- The optional money columns that become DECIMAL, one row per non-empty value.
 money AS (
     SELECT file, row_no, column_name, value_text, TRY_CAST(value_text AS DOUBLE) AS value
     FROM (
         SELECT
-            filename AS file,
-            file_row_number + 1 AS row_no,
+            file,
+            row_no,
             CAST(pricing_public_on_demand_cost AS VARCHAR) AS pricing_public_on_demand_cost,
             CAST(savings_plan_savings_plan_effective_cost AS VARCHAR) AS savings_plan_savings_plan_effective_cost,
             CAST(savings_plan_total_commitment_to_date AS VARCHAR) AS savings_plan_total_commitment_to_date,
@@ -39,7 +75,7 @@ money AS (
                 AS reservation_unused_amortized_upfront_fee_for_billing_period,
             CAST(reservation_unused_recurring_fee AS VARCHAR) AS reservation_unused_recurring_fee,
             CAST(line_item_usage_amount AS VARCHAR) AS line_item_usage_amount
-        FROM cur2_raw_full
+        FROM suspects
     ) UNPIVOT (value_text FOR column_name IN (
         pricing_public_on_demand_cost, savings_plan_savings_plan_effective_cost,
         savings_plan_total_commitment_to_date, savings_plan_used_commitment, reservation_effective_cost,

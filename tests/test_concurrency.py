@@ -16,12 +16,13 @@ from click.testing import CliRunner
 from conftest import Project, warehouse_state
 from trainledger.cli import cli
 
-# Runs the CLI with attribution held open until the test says so, so the run keeps its write lock.
+# Runs the CLI with its ingest held open until the test says so, so the run keeps its write lock (every
+# run ingests; an unchanged night skips attribution).
 HOLDING_DRIVER = """
 import pathlib, sys, time
-import trainledger.attribution as attribution
+import trainledger.pipeline as pipeline
 
-original = attribution.attribute
+original = pipeline.ingest_sources
 root = pathlib.Path(sys.argv[1])
 
 def held(*args, **kwargs):
@@ -31,7 +32,7 @@ def held(*args, **kwargs):
         time.sleep(0.02)
     return original(*args, **kwargs)
 
-attribution.attribute = held
+pipeline.ingest_sources = held
 sys.argv = ["trainledger", *sys.argv[2:]]
 from trainledger.cli import main
 main()
@@ -64,7 +65,7 @@ class Writer:
         deadline = time.monotonic() + 60
         while not (root / "holding").exists():
             assert self.process.poll() is None, self.process.communicate()
-            assert time.monotonic() < deadline, "the writer never reached attribution"
+            assert time.monotonic() < deadline, "the writer never reached its ingest"
             time.sleep(0.02)
 
     def finish(self) -> tuple[int, str, str]:

@@ -36,6 +36,7 @@ def load_text(tmp_path: Path, text: str) -> config.Config:
             "source name 'a' is used twice",
         ),
         ("[warehouse\n", "not valid TOML"),
+        ("[warehouse]\nmemory_limit = 'lots'\n", "warehouse.memory_limit"),
     ],
 )
 def test_mistakes_are_named(tmp_path: Path, text: str, message: str) -> None:
@@ -70,3 +71,15 @@ def test_missing_explicit_config_says_how_to_make_one(tmp_path: Path) -> None:
 def test_starter_config_is_valid(tmp_path: Path) -> None:
     cfg = load_text(tmp_path, config.STARTER)
     assert [s.kind for s in cfg.sources] == ["aws-cur2"]
+
+
+def test_the_warehouse_works_within_its_memory_limit(tmp_path: Path) -> None:
+    from trainledger.warehouse import open_warehouse
+
+    cfg = load_text(tmp_path, "[warehouse]\nmemory_limit = '512MiB'\nthreads = 1\n")
+    with open_warehouse(cfg, write=True) as con:
+        limit, threads = (
+            con.execute("SELECT current_setting('memory_limit'), current_setting('threads')").fetchone() or ()
+        )
+    assert (limit, threads) == ("512.0 MiB", 1)
+    assert config.load(None, str(tmp_path / "x.duckdb")).warehouse.memory_limit == "1GB"

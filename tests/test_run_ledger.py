@@ -42,6 +42,7 @@ def test_every_run_is_in_the_ledger(run, project: Project) -> None:
         "periods": ["2026-11"],
         "totals": {"USD": {"billed": "73877.57311856", "effective": "73877.57311856"}},
     }
+    assert nightly["detail"]["unchanged"] == ["experiments", "attribution"]  # as `attribute` left them
     assert nightly["detail"]["exports"] == [str(project.root / "exports" / "trainledger-2026-11.csv")]
     assert nightly["detail"]["alerts"] == 0
     assert nightly["started_at"].endswith("Z") and nightly["ended_at"] >= nightly["started_at"]
@@ -50,7 +51,7 @@ def test_every_run_is_in_the_ledger(run, project: Project) -> None:
     assert table[0].split() == ["started", "(UTC)", "command", "outcome", "seconds", "summary"]
     assert (
         table[2].split("  ")[-1].strip()
-        == "aws-cur2 2026-11 unchanged; offcloud 2026-11 unchanged; 2276 allocations; 1 export(s)"
+        == "aws-cur2 2026-11 unchanged; offcloud 2026-11 unchanged; 2276 allocations (unchanged); 1 export(s)"
     )
     assert table[4].endswith(
         "aws-cur2 2026-11 2269 rows (67353.05311856 USD); offcloud 2026-11 4 rows (6524.52 USD)"

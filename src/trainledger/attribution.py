@@ -116,7 +116,19 @@ def attribute(
 
 
 def check_invariant(con: Connection, periods: list[str]) -> None:
-    broken = run(con, "check_invariant", {"periods": periods}).fetchall()
+    """Every charge's allocations sum exactly to it: split charges summed one by one, the others compared
+    as a whole through hashes (one pass over each table), and named one by one only if that fails."""
+    params = {"periods": periods}
+    broken = run(con, "check_invariant", {**params, "all": False}).fetchall()
+    if not broken:
+        bill, allocated = run(con, "check_invariant_sums", params).fetchone() or (0, 0)
+        if bill != allocated:
+            broken = run(con, "check_invariant", {**params, "all": True}).fetchall()
+            if not broken:
+                raise InvariantViolation(
+                    f"allocations of {', '.join(periods)} do not match the bill's charges (an allocation "
+                    "without its charge?); previous allocations kept"
+                )
     if broken:
         charge_id, billed, alloc_billed, effective, alloc_effective = broken[0]
         raise InvariantViolation(

@@ -48,6 +48,10 @@ class Strict(BaseModel):
 class WarehouseConfig(Strict):
     path: str = DEFAULT_WAREHOUSE
     lock_timeout_s: float = Field(default=30.0, ge=0)  # how long a run waits for another to finish
+    # DuckDB's memory for one command; beyond it, joins and sorts spill to <warehouse>.tmp/ (owner-only).
+    # Bounded by default so a nightly job on a tens-of-millions-row month leaves the machine usable.
+    memory_limit: str = Field(default="1GB", pattern=r"^\s*\d+(\.\d+)?\s*([KMGT]i?B)\s*$")
+    threads: int | None = Field(default=None, ge=1)  # DuckDB's default: one per core
 
 
 class SourceConfig(Strict):
@@ -333,6 +337,7 @@ STARTER = """\
 [warehouse]
 path = ".trainledger/ledger.duckdb"
 # lock_timeout_s = 30           # how long a run waits for another to release the warehouse
+# memory_limit = "1GB"          # DuckDB's working memory; bigger bills spill to disk beyond it
 
 # One [[sources]] entry per bill or inventory. kind is one of:
 # aws-cur2, aws-cur, aws-focus, aws-tags, gcp-billing, gcp-catalog, gcp-labels, focus, manual.

@@ -6,6 +6,7 @@ update earlier ones, so reading in file-name order then line order gives the lat
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -111,42 +112,79 @@ def parse_lines(origin: str, text: str) -> list[tuple[str, dict[str, Any]]]:
     return records
 
 
-def read_records(root: Path) -> list[tuple[str, dict[str, Any]]]:
-    """Every record with its location ("file:line"), in file-name then line order."""
-    records = []
+def _file_texts(root: Path) -> list[tuple[str, str]]:
+    texts = []
     for path in _record_files(root):
         try:
-            text = path.read_text(encoding="utf-8")
+            texts.append((str(path), path.read_text(encoding="utf-8")))
         except UnicodeDecodeError:
             raise InputError(f"{path}: not UTF-8 text; expected JSON Lines") from None
-        records.extend(parse_lines(str(path), text))
-    return records
+    return texts
 
 
-def read_object_records(uri: str, reporter: Reporter) -> list[tuple[str, dict[str, Any]]]:
-    """Every record under an ``s3://`` / ``gs://`` prefix, in object-name then line order."""
+def _name(origin: str, root: str) -> str:
+    """A record file's name within the log (the whole log when it is one file), wherever the log is."""
+    return origin[len(root) :].lstrip("/") if origin.startswith(root) else origin
+
+
+def _object_texts(uri: str, reporter: Reporter) -> list[tuple[str, str]]:
     from trainledger.connectors import object_store
 
     objects = object_store.read_objects(uri, RECORD_SUFFIXES)
     if not objects:
         reporter.warn(f"experiment log {uri}: no record objects ({', '.join(RECORD_SUFFIXES)}) under it yet")
-    return [record for origin, text in objects for record in parse_lines(origin, text)]
+    return list(objects)
 
 
-def log_records(config: Config, reporter: Reporter) -> list[tuple[str, dict[str, Any]]] | None:
-    """The log's records from wherever ``[experiments]`` points; None when no log is configured."""
+def read_records(root: Path) -> list[tuple[str, dict[str, Any]]]:
+    """Every record with its location ("file:line"), in file-name then line order."""
+    return LogContent(_file_texts(root)).records()
+
+
+def read_object_records(uri: str, reporter: Reporter) -> list[tuple[str, dict[str, Any]]]:
+    """Every record under an ``s3://`` / ``gs://`` prefix, in object-name then line order."""
+    return LogContent(_object_texts(uri, reporter)).records()
+
+
+@dataclass(frozen=True)
+class LogContent:
+    """The experiment log as read, before parsing: (origin, JSON Lines text) per file or object in name
+    order, or the records themselves (MLflow runs). Its digest tells an unchanged log from a changed one
+    without parsing it."""
+
+    texts: list[tuple[str, str]]
+    parsed: list[tuple[str, dict[str, Any]]] | None = None
+    root: str = ""  # where the log is, left out of the digest: a moved log is the same log
+
+    def digest(self) -> str:
+        h = hashlib.sha256()
+        if self.parsed is not None:
+            h.update(json.dumps(self.parsed, sort_keys=True, default=str).encode())
+        for origin, text in self.texts:
+            h.update(f"{_name(origin, self.root)}\0{len(text)}\0{text}\0".encode())
+        return h.hexdigest()
+
+    def records(self) -> list[tuple[str, dict[str, Any]]]:
+        if self.parsed is not None:
+            return self.parsed
+        return [record for origin, text in self.texts for record in parse_lines(origin, text)]
+
+
+def read_log(config: Config, reporter: Reporter) -> LogContent | None:
+    """The log from wherever ``[experiments]`` points, unparsed; None when no log is configured."""
     settings = config.experiments
     if settings.kind == "mlflow":
         from trainledger import mlflow_log
 
-        return mlflow_log.records(config, reporter)
+        return LogContent([], mlflow_log.records(config, reporter))
     if not settings.uri:
         return None
     if settings.uri.startswith(("s3://", "gs://")):
-        return read_object_records(settings.uri, reporter)
+        return LogContent(_object_texts(settings.uri, reporter), root=settings.uri)
     if "://" in settings.uri:
         raise SourceError(f"experiment log {settings.uri}: expected a local path, an s3:// or a gs:// prefix")
-    return read_records(Path(config.resolve(settings.uri)))
+    root = config.resolve(settings.uri)
+    return LogContent(_file_texts(Path(root)), root=root)
 
 
 def merge(
@@ -283,20 +321,14 @@ def _run_estimator(
     return detail, rows
 
 
-def load(con: Connection, config: Config, reporter: Reporter) -> int:
-    """Replace the experiments tables with the log's current state; returns the experiment count."""
-    records = log_records(config, reporter)
-    if records is None:
+def load(con: Connection, config: Config, reporter: Reporter, log: LogContent | None = None) -> int:
+    """Replace the experiments tables with the log's current state (``log``: as already read, else read
+    now); returns the experiment count. Without a log configured the tables are left as they are."""
+    log = log or read_log(config, reporter)
+    if log is None:
         return 0
-    return store(con, config, records, reporter)
-
-
-def store(
-    con: Connection, config: Config, records: list[tuple[str, dict[str, Any]]], reporter: Reporter
-) -> int:
-    """Replace the experiments tables with these records, merged and checked; returns the experiment count."""
     scheme = LabelScheme(config.labels)
-    merged = merge(records, reporter)
+    merged = merge(log.records(), reporter)
     experiments = [(where, build(where, record, scheme)) for where, record in merged.values()]
     con.execute("DELETE FROM experiments")
     con.execute("DELETE FROM experiment_resources")

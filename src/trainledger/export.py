@@ -6,6 +6,7 @@ import csv
 import io
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from trainledger import queries
@@ -81,9 +82,9 @@ def render_csv(rows: list[tuple[object, ...]]) -> str:
     return out.getvalue()
 
 
-def write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str | Iterable[str]) -> None:
     """Write via a temporary file (owner-only, like the warehouse) and rename, so a reader never sees half
-    an export."""
+    an export. ``text`` may come in pieces, so a big export is never held in memory whole."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -91,7 +92,7 @@ def write_atomic(path: Path, text: str) -> None:
         raise TrainledgerError(f"{path}: cannot write: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+            handle.writelines([text] if isinstance(text, str) else text)
         os.replace(tmp, path)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
@@ -110,26 +111,42 @@ def export_csv(con: Connection, period: str, by: str | None = None) -> str:
     return render_csv(export_rows(con, period, parse_by(by)))
 
 
-def write_period_exports(con: Connection, config: Config, reporter: Reporter) -> list[Path]:
+def write_period_exports(
+    con: Connection, config: Config, reporter: Reporter, allocations: str | None = None
+) -> list[tuple[Path, bool]]:
     """One file per billing period into ``[exports] dir`` (nightly): the finance CSV, or FOCUS CSV when
-    ``[exports] format = "focus"``.
+    ``[exports] format = "focus"``. Returns each file and whether it was left as it was.
 
-    Temporary files that a killed run left behind are removed first: the caller holds the warehouse's
-    write lock, so no other nightly run is writing them.
+    ``allocations`` is the fingerprint of the allocations' inputs: a file written from the same
+    allocations in the same format, and still as written (same sha256), is left alone. Temporary files
+    that a killed run left behind are removed first: the caller holds the warehouse's write lock, so no
+    other nightly run is writing them.
     """
+    from trainledger import inputs
+
     assert config.exports.dir
     folder = Path(config.resolve(config.exports.dir))
     for stale in folder.glob(".trainledger-*.tmp"):
         stale.unlink(missing_ok=True)
     written = []
     for (period,) in con.execute("SELECT DISTINCT billing_period FROM allocations ORDER BY 1").fetchall():
-        if config.exports.format == "focus":
-            from trainledger import export_focus
-
-            path = export_focus.write(con, period, folder / f"trainledger-{period}-focus.csv")
+        focus = config.exports.format == "focus"
+        path = folder / (f"trainledger-{period}-focus.csv" if focus else f"trainledger-{period}.csv")
+        step = f"export:{path.name}"
+        fingerprint = inputs.digest(allocations, config.exports.format, period)
+        state = inputs.unchanged(con, step, fingerprint) if allocations else None
+        kept = state is not None and state.detail.get("sha256") == inputs.file_digest(path)
+        if kept:
+            reporter.detail(f"{path} unchanged")
         else:
-            path = folder / f"trainledger-{period}.csv"
-            write_atomic(path, export_csv(con, period))
-        written.append(path)
-        reporter.step(f"wrote {path}")
+            if focus:
+                from trainledger import export_focus
+
+                export_focus.write(con, period, path)
+            else:
+                write_atomic(path, export_csv(con, period))
+            if allocations:
+                inputs.record(con, step, fingerprint, {"sha256": inputs.file_digest(path)})
+            reporter.step(f"wrote {path}")
+        written.append((path, kept))
     return written

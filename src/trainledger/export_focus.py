@@ -12,6 +12,7 @@ import csv
 import io
 import os
 import tempfile
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -52,20 +53,24 @@ def _cell(value: object) -> str:
     return safe_text(str(value))
 
 
-def render_csv(con: Connection, period: str) -> str:
+def csv_pieces(con: Connection, period: str) -> Iterator[str]:
+    """The CSV text 10,000 rows at a time: one row per allocation makes a big month's file large."""
     cursor = _cursor(con, period)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([d[0] for d in cursor.description or []])
     while batch := cursor.fetchmany(10_000):
         writer.writerows([_cell(v) for v in row] for row in batch)
-    return out.getvalue()
+        yield out.getvalue()
+        out.seek(0)
+        out.truncate()
+    yield out.getvalue()
 
 
 def write(con: Connection, period: str, path: Path) -> Path:
     """Write the period's FOCUS file, parquet when ``path`` ends in .parquet, else CSV; atomically."""
     if path.suffix.lower() != ".parquet":
-        write_atomic(path, render_csv(con, period))
+        write_atomic(path, csv_pieces(con, period))
         return path
     import pyarrow.parquet as pq
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
-from trainledger import attribution, experiments, runledger
+from trainledger import attribution, experiments, inputs, runledger
 from trainledger.config import Config
 from trainledger.connectors import IngestResult, connector_for, staging
 from trainledger.money import fmt
@@ -77,22 +77,74 @@ def _ingest(
 
 def _load_experiments(
     con: Connection, config: Config, reporter: Reporter, run: Run, summary: RunSummary
-) -> None:
-    summary.experiments = experiments.load(con, config, reporter)
+) -> str:
+    """Reload the experiment log, unless it and what its tables depend on are unchanged since the last
+    load; returns the fingerprint of those inputs."""
+    log = experiments.read_log(config, reporter)
+    fingerprint = inputs.experiments_fingerprint(con, config, log.digest() if log else None)
+    state = inputs.unchanged(con, "experiments", fingerprint)
+    if state is not None:
+        summary.experiments = int(state.detail["experiments"])
+        reporter.detail(f"experiment log unchanged: {summary.experiments} experiment(s)")
+        _unchanged(run, "experiments")
+    elif log is not None:
+        summary.experiments = experiments.load(con, config, reporter, log)
+        inputs.record(con, "experiments", fingerprint, {"experiments": summary.experiments})
     run.detail["experiments"] = summary.experiments
+    return fingerprint
+
+
+def _unchanged(run: Run, step: str) -> None:
+    run.detail.setdefault("unchanged", []).append(step)
 
 
 def _attribute(
-    con: Connection, config: Config, reporter: Reporter, run: Run, summary: RunSummary, period: str | None
-) -> None:
-    result = attribution.attribute(con, config, reporter, period)
-    summary.attribution = result
-    summary.allocated = runledger.allocation_totals(con, result.periods)
+    con: Connection,
+    config: Config,
+    reporter: Reporter,
+    run: Run,
+    summary: RunSummary,
+    period: str | None,
+    experiments_fingerprint: str,
+    skip_unchanged: bool = False,
+) -> str:
+    """Attribute ``period`` (None: every period); with ``skip_unchanged``, not when nothing attribution
+    reads changed since the last complete one. Returns the fingerprint of attribution's inputs."""
+    fingerprint = inputs.attribution_fingerprint(con, config, experiments_fingerprint)
+    state = inputs.unchanged(con, "attribution", fingerprint) if skip_unchanged else None
+    if state is not None:
+        done = state.detail
+        summary.attribution = attribution.AttributionResult(
+            done["periods"], done["allocations"], Decimal(done["billed_total"])
+        )
+        summary.allocated = {
+            c: {k: Decimal(v) for k, v in totals.items()} for c, totals in done["allocated"].items()
+        }
+        reporter.step(f"inputs unchanged: {done['allocations']} allocation(s) kept")
+        _unchanged(run, "attribution")
+    else:
+        result = attribution.attribute(con, config, reporter, period)
+        summary.attribution = result
+        summary.allocated = runledger.allocation_totals(con, result.periods)
+        if period is None:
+            inputs.record(
+                con,
+                "attribution",
+                fingerprint,
+                {
+                    "periods": result.periods,
+                    "allocations": result.allocations,
+                    "billed_total": str(result.billed_total),
+                    "allocated": {c: {k: str(v) for k, v in t.items()} for c, t in summary.allocated.items()},
+                },
+            )
+    assert summary.attribution is not None
     run.detail["attribution"] = {
-        "periods": result.periods,
-        "allocations": result.allocations,
+        "periods": summary.attribution.periods,
+        "allocations": summary.attribution.allocations,
         "totals": {c: {k: fmt(v) for k, v in t.items()} for c, t in summary.allocated.items()},
     }
+    return fingerprint
 
 
 @contextmanager
@@ -121,14 +173,18 @@ def attribute(config: Config, reporter: Reporter, period: str | None = None) -> 
     run = Run("attribute", {"period": period}, secrets=stored_secrets(config))
     summary = RunSummary()
     with _writing(config, run, reporter) as con, transaction(con):
-        _load_experiments(con, config, reporter, run, summary)
-        _attribute(con, config, reporter, run, summary, period)
+        log = _load_experiments(con, config, reporter, run, summary)
+        _attribute(con, config, reporter, run, summary, period, log)
         runledger.write(con, run, "ok")
     return summary
 
 
 def nightly(config: Config, reporter: Reporter) -> RunSummary:
-    """Ingest every source, reload the log, re-attribute, all in one transaction; then exports and budgets."""
+    """Ingest every source, reload the log, re-attribute, all in one transaction; then exports and budgets.
+
+    A step whose inputs did not change since its last complete run is skipped (the experiment log's
+    reload, attribution, an export whose file is as written), so a night without new data costs little.
+    """
     from trainledger import alerts, budgets, export
 
     run = Run("nightly", secrets=stored_secrets(config))
@@ -136,13 +192,16 @@ def nightly(config: Config, reporter: Reporter) -> RunSummary:
     with _writing(config, run, reporter) as con:
         with transaction(con):
             _ingest(con, config, reporter, run, summary, None, None)
-            _load_experiments(con, config, reporter, run, summary)
-            _attribute(con, config, reporter, run, summary, None)
+            log = _load_experiments(con, config, reporter, run, summary)
+            allocations = _attribute(con, config, reporter, run, summary, None, log, skip_unchanged=True)
             runledger.write(con, run, "incomplete")  # until the exports and alerts are done
         run.committed = True
         if config.exports.dir:
-            summary.exports = export.write_period_exports(con, config, reporter)
+            exported = export.write_period_exports(con, config, reporter, allocations)
+            summary.exports = [path for path, _ in exported]
             run.detail["exports"] = [str(p) for p in summary.exports]
+            if exported and all(kept for _, kept in exported):
+                _unchanged(run, "exports")
         summary.alerts = budgets.check(con, config, reporter)
         alerts.deliver(con, config, summary.alerts, reporter)
         run.detail["alerts"] = len(summary.alerts)

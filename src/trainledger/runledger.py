@@ -158,11 +158,14 @@ def summary(run: dict[str, Any]) -> str:
         else:
             billed = ", ".join(f"{total} {c}" for c, total in (entry.get("billed") or {}).items())
             parts.append(f"{where} {entry['rows']} rows" + (f" ({billed})" if billed else ""))
+    unchanged = detail.get("unchanged", [])
     attribution = detail.get("attribution")
     if attribution:
-        parts.append(f"{attribution['allocations']} allocations")
+        kept = " (unchanged)" if "attribution" in unchanged else ""
+        parts.append(f"{attribution['allocations']} allocations{kept}")
     if detail.get("exports"):
-        parts.append(f"{len(detail['exports'])} export(s)")
+        kept = " (unchanged)" if "exports" in unchanged else ""
+        parts.append(f"{len(detail['exports'])} export(s){kept}")
     if detail.get("alerts"):
         parts.append(f"{detail['alerts']} budget alert(s)")
     if detail.get("error"):

@@ -17,6 +17,7 @@ from trainledger.config import Config
 from trainledger.errors import NotFound, TrainledgerError, WarehouseBusy
 
 Connection = duckdb.DuckDBPyConnection
+Settings = dict[str, str | bool | int | float | list[str]]  # DuckDB's connect(config=...)
 
 
 def _is_lock_error(exc: Exception) -> bool:
@@ -31,14 +32,18 @@ def _holder(exc: Exception) -> str:
 
 
 def _connect(
-    path: Path, read_only: bool, timeout_s: float, notify: Callable[[str], None] | None = None
+    path: Path,
+    read_only: bool,
+    timeout_s: float,
+    notify: Callable[[str], None] | None = None,
+    settings: Settings | None = None,
 ) -> Connection:
     """Open the file, retrying while another process holds DuckDB's file lock, for at most ``timeout_s``."""
     deadline = time.monotonic() + timeout_s
     delay = 0.05
     while True:
         try:
-            return duckdb.connect(str(path), read_only=read_only)
+            return duckdb.connect(str(path), read_only=read_only, config=settings or {})
         except duckdb.IOException as exc:
             if not _is_lock_error(exc):
                 raise TrainledgerError(f"{path}: cannot open warehouse: {str(exc).splitlines()[0]}") from None
@@ -54,6 +59,14 @@ def _connect(
                 ) from None
             time.sleep(min(delay, remaining))
             delay = min(delay * 2, 1.0)
+
+
+def _settings(config: Config) -> Settings:
+    """DuckDB settings from ``[warehouse]``: its memory (spilling to disk beyond it) and threads."""
+    settings: Settings = {"memory_limit": config.warehouse.memory_limit.replace(" ", "")}
+    if config.warehouse.threads:
+        settings["threads"] = config.warehouse.threads
+    return settings
 
 
 def _session(con: Connection) -> None:
@@ -79,7 +92,7 @@ def open_warehouse(
             raise NotFound(
                 f"{path}: no warehouse yet - run `trainledger nightly` (or `ingest` and `attribute`)"
             )
-        con = _connect(path, read_only=True, timeout_s=timeout, notify=notify)
+        con = _connect(path, read_only=True, timeout_s=timeout, notify=notify, settings=_settings(config))
         try:
             _session(con)
             yield con
@@ -90,7 +103,7 @@ def open_warehouse(
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         fresh = not path.exists()
-        con = _connect(path, read_only=False, timeout_s=timeout, notify=notify)
+        con = _connect(path, read_only=False, timeout_s=timeout, notify=notify, settings=_settings(config))
         try:
             if fresh:
                 os.chmod(path, 0o600)

@@ -226,9 +226,10 @@ def load_period(
     what: str = "CUR 2.0",
     only: str | None = None,
 ) -> list[IngestResult]:
-    """Stage the files as charges and replace their period(s).
+    """Normalise the files straight into charges, replacing their period(s), then check the result.
 
-    ``period`` None (files without a manifest) takes the periods the rows name, or just ``only``.
+    ``period`` None (files without a manifest) takes the periods the rows name, or just ``only``. A
+    problem found after loading raises, and the caller's transaction puts the old period back.
     """
     scanner(con, files)
     staging.show_files_as(con, RAW_VIEW, names)
@@ -236,20 +237,25 @@ def load_period(
     where = shown[0] if len(shown) == 1 else str(Path(shown[0]).parent)
     staging.add_missing_columns(con, RAW_VIEW, OPTIONAL, REQUIRED, where, what)
     staging.first_problem(con, "validate_cur2", {"period": period})
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE staged_charges AS " + queries.load("normalize_cur2"), {"source": source}
-    )
-    staging.first_problem(con, "validate_staged", {})
-    for kind, count, billed in con.execute(queries.load("cur_unknown_line_item_types")).fetchall():
-        reporter.warn(
-            f"{source}: {count} line item(s) of unknown type {kind!r} (billed {fmt(billed)}) carried as Adjustment"
-        )
-    periods = (
-        [period] if period is not None else [p for p in staging.staged_periods(con) if only in (None, p)]
-    )
-    return [
+    normalize = queries.load("normalize_cur2")
+    params = {"source": source}
+    if period is not None:
+        periods = [period]
+    else:
+        found = con.execute(
+            f"SELECT DISTINCT billing_period FROM ({normalize}) ORDER BY 1", params
+        ).fetchall()
+        periods = [p for (p,) in found if only in (None, p)]
+    results = [
         staging.replace_period(
-            con, source=source, period=p, staged="staged_charges", version=version, files=shown
+            con, source=source, period=p, staged=normalize, params=params, version=version, files=shown
         )
         for p in periods
     ]
+    loaded = {"source": source, "periods": periods}
+    staging.first_problem(con, "validate_line_items_unique", loaded)
+    for kind, count, billed in con.execute(queries.load("cur_unknown_line_item_types"), loaded).fetchall():
+        reporter.warn(
+            f"{source}: {count} line item(s) of unknown type {kind!r} (billed {fmt(billed)}) carried as Adjustment"
+        )
+    return results

@@ -144,34 +144,37 @@ def replace_period(
     staged: str,
     version: str,
     files: Sequence[str],
+    params: dict[str, Any] | None = None,
 ) -> IngestResult:
     """Swap the period's charges for the staged rows; the caller's transaction makes it atomic.
 
-    A restatement replaces the period whole, so late rows land once. An empty restatement of a period
-    the warehouse holds is refused: a cut-short delivery must not erase a month.
+    ``staged`` names a table of normalised rows, or is a ``SELECT`` (with ``params``) producing them
+    straight from the files, so that a big month streams into the warehouse instead of being held in a
+    temporary table first. A restatement replaces the period whole, so late rows land once. An empty
+    restatement of a period the warehouse holds is refused: a cut-short delivery must not erase a month
+    (with a ``SELECT``, that is found after the swap, which the caller's transaction then undoes).
     """
-    staged_rows = con.execute(
-        f'SELECT count(*) FROM "{staged}" WHERE billing_period = $period', {"period": period}
-    ).fetchone()
-    if not (staged_rows and staged_rows[0]) and known_version(con, source, period) is not None:
-        where = files[0] if len(files) == 1 else f"{len(files)} files"
-        raise InputError(
-            f"{where}: no line items for billing period {period}; expected the restated period's rows "
-            "(an empty delivery would erase the period, which is kept as it was)"
-        )
+    query = staged.lstrip().upper().startswith(("SELECT", "WITH", "--"))
+    rows = f"({staged})" if query else f'"{staged}"'
+    values = {**(params or {}), "period": period}
+    if not query:
+        staged_rows = con.execute(
+            f"SELECT count(*) FROM {rows} WHERE billing_period = $period", {"period": period}
+        ).fetchone()
+        if not (staged_rows and staged_rows[0]):
+            _refuse_empty(con, source, period, files)
     con.execute(
         "DELETE FROM charges WHERE source = $source AND billing_period = $period",
         {"source": source, "period": period},
     )
-    con.execute(
-        f'INSERT INTO charges BY NAME SELECT * FROM "{staged}" WHERE billing_period = $period',
-        {"period": period},
-    )
+    con.execute(f"INSERT INTO charges BY NAME SELECT * FROM {rows} WHERE billing_period = $period", values)
     count, currencies, total = con.execute(
         "SELECT count(*), count(DISTINCT billing_currency), sum(billed_cost) FROM charges "
         "WHERE source = $source AND billing_period = $period",
         {"source": source, "period": period},
     ).fetchone() or (0, 0, None)
+    if not count:
+        _refuse_empty(con, source, period, files)
     if currencies > 1:
         total = None  # currencies are never added; the run ledger keeps the total per currency
     con.execute(
@@ -194,6 +197,15 @@ def replace_period(
         version=version,
         files=list(files),
     )
+
+
+def _refuse_empty(con: Connection, source: str, period: str, files: Sequence[str]) -> None:
+    if known_version(con, source, period) is not None:
+        where = files[0] if len(files) == 1 else f"{len(files)} files"
+        raise InputError(
+            f"{where}: no line items for billing period {period}; expected the restated period's rows "
+            "(an empty delivery would erase the period, which is kept as it was)"
+        )
 
 
 def known_version(con: Connection, source: str, period: str) -> str | None:
@@ -219,12 +231,6 @@ def show_files_as(con: Connection, view: str, names: dict[str, str] | None) -> N
         f'CREATE TEMP VIEW "{view}" AS SELECT v.* REPLACE (coalesce(n.display, v.filename) AS filename) '
         f'FROM "{view}_local" v LEFT JOIN raw_file_names n ON n.local = v.filename'
     )
-
-
-def staged_periods(con: Connection, staged: str = "staged_charges") -> list[str]:
-    return [
-        r[0] for r in con.execute(f'SELECT DISTINCT billing_period FROM "{staged}" ORDER BY 1').fetchall()
-    ]
 
 
 ResourceRow = tuple[str, str, str, str | None, str | None, str, list[str] | None]

@@ -1,0 +1,92 @@
+"""The invariant check catches allocations that do not add up, on each path a charge can take.
+
+Most charges are checked through hash sums over both tables (one pass each, so a 10M-row month stays
+cheap), split charges one by one; these tests break each path on purpose and expect the run refused.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal as D
+
+import pytest
+
+from bills import Charge, Experiment, Window, at, attribute
+from trainledger import queries
+from trainledger.errors import InvariantViolation
+
+BILL = [
+    Charge("whole", D("10.00"), at(0), at(1), "i-1", tags={"user_cost_label": "qwen-coder-train-sft"}),
+    Charge("run", D("8.00"), at(2), at(3), "i-2"),
+    Charge("cut", D("12.00"), at(4), at(5), "i-2"),
+]
+LOG = [Experiment("e1", "qwen-coder", windows=[Window("i-2", at(1), at(4.5))])]
+
+
+def broken(monkeypatch: pytest.MonkeyPatch, name: str, old: str, new: str) -> None:
+    """Make query ``name`` write wrong allocations (``old`` text replaced by ``new``)."""
+    original = queries.load
+
+    def load(query: str) -> str:
+        text = original(query)
+        if query == name:
+            assert old in text
+            return text.replace(old, new)
+        return text
+
+    monkeypatch.setattr(queries, "load", load)
+
+
+def test_the_bill_attributes_cleanly_on_all_three_paths() -> None:
+    con = attribute(BILL, LOG)
+    rules = con.execute("SELECT charge_id, rule, effective_cost FROM allocations ORDER BY ALL").fetchall()
+    assert rules == [
+        ("cut", "idle", D("6")),
+        ("cut", "time-window", D("6")),
+        ("run", "time-window", D("8")),
+        ("whole", "tag", D("10")),
+    ]
+
+
+def test_a_charge_placed_whole_with_the_wrong_cost_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    broken(
+        monkeypatch,
+        "attribute_allocate_placed",
+        "billed_cost, effective_cost",
+        "billed_cost + 1, effective_cost",
+    )
+    with pytest.raises(InvariantViolation, match=r"2\+ charge\(s\), e\.g\. (whole: billed 10|run: billed 8)"):
+        attribute(BILL, LOG)
+
+
+def test_a_charge_placed_twice_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    broken(
+        monkeypatch,
+        "attribute_allocate_placed",
+        "FROM placed_charges($periods)",
+        "FROM (SELECT * FROM placed_charges($periods) "
+        "UNION ALL SELECT * FROM placed_charges($periods) WHERE charge_id = 'run')",
+    )
+    with pytest.raises(InvariantViolation, match=r"e\.g\. run: billed 8\.000000000000 vs 16"):
+        attribute(BILL, LOG)
+
+
+def test_a_split_that_loses_a_unit_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    broken(monkeypatch, "attribute_allocate", "CASE WHEN b_rank <= b_left THEN 1 ELSE 0 END", "0")
+    bill = [Charge("thirds", D("10.00"), at(0), at(1), "i-1")]
+    log = [Experiment(f"e{i}", "qwen-coder", windows=[Window("i-1", at(0), at(1))]) for i in range(3)]
+    with pytest.raises(
+        InvariantViolation, match=r"e\.g\. thirds: billed 10\.000000000000 vs 9\.999999999999"
+    ):
+        attribute(bill, log)
+
+
+def test_an_allocation_without_its_charge_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    broken(
+        monkeypatch,
+        "attribute_allocate_placed",
+        "FROM placed_charges($periods)",
+        "FROM (SELECT * FROM placed_charges($periods) UNION ALL SELECT * REPLACE ('ghost' AS charge_id) "
+        "FROM placed_charges($periods) WHERE charge_id = 'whole')",
+    )
+    with pytest.raises(InvariantViolation, match="do not match the bill's charges"):
+        attribute(BILL, LOG)
