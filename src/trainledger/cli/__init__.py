@@ -27,9 +27,9 @@ class Boundary(click.Group):
     def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
         """Like click's, but a usage error exits 1 (a user error): exit 2 means a crossed budget here."""
         if not standalone_mode:
-            return super().main(*args, standalone_mode=False, **kwargs)
+            return super().main(*args, standalone_mode=False, **kwargs)  # type: ignore[call-overload]
         try:
-            code = super().main(*args, standalone_mode=False, **kwargs)
+            code = super().main(*args, standalone_mode=False, **kwargs)  # type: ignore[call-overload]
         except click.ClickException as exc:
             exc.show()
             sys.exit(int(ExitCode.USER_ERROR))
