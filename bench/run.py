@@ -15,6 +15,7 @@ import argparse
 import os
 import platform
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -134,6 +135,15 @@ def bench(rows: int, data: Path) -> list[Step]:
     return steps
 
 
+def median(runs: list[list[Step]]) -> list[Step]:
+    """Per step, the median time of the runs (and the largest peak RSS): one slow run on a shared machine
+    says little."""
+    return [
+        Step(name, statistics.median(s.seconds for s in same), max(s.peak_rss_mb for s in same))
+        for name, *same in zip((s.name for s in runs[0]), *runs, strict=True)
+    ]
+
+
 def report(rows: int, steps: list[Step]) -> str:
     by = {s.name: s for s in steps}
     pipeline = [by[name] for name in PIPELINE]
@@ -233,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--rows", default="1000000", help="Comma-separated sizes, e.g. 1000000,10000000")
     parser.add_argument("--data", type=Path, default=ROOT / "bench-data")
+    parser.add_argument("--repeat", type=int, default=1, help="Runs per size; the median time is shown.")
     parser.add_argument("--profile", action="store_true", help="Then time each SQL statement of each step.")
     args = parser.parse_args(argv)
     print(
@@ -242,8 +253,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     results = {}
     for rows in (int(r) for r in args.rows.split(",")):
-        results[rows] = bench(rows, args.data)
-        print(report(rows, results[rows]), flush=True)
+        results[rows] = median([bench(rows, args.data) for _ in range(args.repeat)])
+        runs = f"\n(median of {args.repeat} runs)" if args.repeat > 1 else ""
+        print(report(rows, results[rows]) + runs, flush=True)
         print()
     if len(results) > 1:
         print(growth(results))

@@ -1,10 +1,11 @@
--- Where each charge of the given periods goes, as a table macro: `whole` (rules 1-3 as resolved),
--- `covered` (lies inside one segment of its resource's timeline where exactly one matching run takes a
--- share: placed whole on that run), `uncovered` (inside a segment where none does: idle, unattributed or
--- its tag, as SPEC §4 rule 4 says), or `split` (a window boundary falls inside it, or several runs share
--- it: `attribute_windows` splits it exactly). The a_* columns are the single allocation's keys, the
--- others those of `resolved_charges`. Grain: one row per charge. Macro parameter: periods.
--- Which charges are candidates, and what covered and uncovered mean, follow `attribute_windows`.
+-- Where each charge of the given periods goes, as a table macro: `whole` (rules 1-3 as resolved, also
+-- when only another project's run covers it), `covered` (lies inside one segment of its resource's
+-- timeline where exactly one matching run takes a share: placed whole on that run), `idle` or
+-- `no-experiment` (inside a segment no run of its class covers, SPEC §4 rule 4), or `split` (a window
+-- boundary falls inside it, or several runs share it: `attribute_windows` splits it exactly). The a_*
+-- columns are the single allocation's keys, the others those of `resolved_charges`.
+-- Grain: one row per charge. Macro parameter: periods (list of YYYY-MM); callers pass $periods.
+-- Which charges are candidates, and what each placement gives, follow `attribute_windows`.
 CREATE OR REPLACE TEMP MACRO placed_charges(periods) AS TABLE
 WITH keyed AS (
     SELECT

@@ -248,7 +248,7 @@ def load_period(
         periods = [p for (p,) in found if only in (None, p)]
     results = [
         staging.replace_period(
-            con, source=source, period=p, staged=normalize, params=params, version=version, files=shown
+            con, source=source, period=p, select=normalize, params=params, version=version, files=shown
         )
         for p in periods
     ]

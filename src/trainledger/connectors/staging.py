@@ -141,23 +141,24 @@ def replace_period(
     *,
     source: str,
     period: str,
-    staged: str,
     version: str,
     files: Sequence[str],
+    staged: str | None = None,
+    select: str | None = None,
     params: dict[str, Any] | None = None,
 ) -> IngestResult:
     """Swap the period's charges for the staged rows; the caller's transaction makes it atomic.
 
-    ``staged`` names a table of normalised rows, or is a ``SELECT`` (with ``params``) producing them
-    straight from the files, so that a big month streams into the warehouse instead of being held in a
-    temporary table first. A restatement replaces the period whole, so late rows land once. An empty
-    restatement of a period the warehouse holds is refused: a cut-short delivery must not erase a month
-    (with a ``SELECT``, that is found after the swap, which the caller's transaction then undoes).
+    The rows are the table ``staged``, or come from ``select`` (with ``params``) straight from the files,
+    so that a big month streams into the warehouse instead of being held in a temporary table first. A
+    restatement replaces the period whole, so late rows land once. An empty restatement of a period the
+    warehouse holds is refused: a cut-short delivery must not erase a month (with ``select``, that is
+    found after the swap, which the caller's transaction then undoes).
     """
-    query = staged.lstrip().upper().startswith(("SELECT", "WITH", "--"))
-    rows = f"({staged})" if query else f'"{staged}"'
+    assert (staged is None) != (select is None)
+    rows = f"({select})" if select is not None else f'"{staged}"'
     values = {**(params or {}), "period": period}
-    if not query:
+    if select is None:
         staged_rows = con.execute(
             f"SELECT count(*) FROM {rows} WHERE billing_period = $period", {"period": period}
         ).fetchone()
