@@ -4,16 +4,7 @@
 -- Identical windows (same experiment, phase, resource and times) are one window with their GPUs summed.
 -- Grain: window x bill name. No parameters.
 CREATE OR REPLACE TEMP TABLE log_windows AS
-WITH names AS (
-    SELECT DISTINCT ON (provider, name) provider, name, rkey
-    FROM (
-        SELECT provider, resource_id AS name, resource_id AS rkey, 0 AS pri FROM resources
-        UNION ALL
-        SELECT provider, unnest(aliases) AS name, resource_id AS rkey, 1 AS pri
-        FROM resources WHERE aliases IS NOT NULL
-    )
-    ORDER BY provider, name, pri, rkey
-),
+WITH names AS (SELECT provider, name, rkey FROM resource_names),
 keyed AS (
     SELECT
         x.experiment_id, x.phase, coalesce(x.provider, n.provider) AS provider,

@@ -97,6 +97,19 @@ CREATE TABLE IF NOT EXISTS prices (
     PRIMARY KEY (source, sku_id, tier_start)
 );
 
+-- Every name the bill or the log may use for an inventory resource (its id, then its aliases: a GCP
+-- instance's name, numeric id and global name), each mapped to one resource key; an id beats an alias.
+-- Grain: provider x name.
+CREATE OR REPLACE VIEW resource_names AS
+SELECT DISTINCT ON (provider, name) provider, name, rkey
+FROM (
+    SELECT provider, resource_id AS name, resource_id AS rkey, 0 AS pri FROM resources
+    UNION ALL
+    SELECT provider, unnest(aliases) AS name, resource_id AS rkey, 1 AS pri
+    FROM resources WHERE aliases IS NOT NULL
+)
+ORDER BY provider, name, pri, rkey;
+
 -- Experiments from the log, after field-by-field merging of records. Grain: experiment.
 CREATE TABLE IF NOT EXISTS experiments (
     experiment_id VARCHAR PRIMARY KEY,

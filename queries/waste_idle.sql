@@ -5,16 +5,7 @@
 -- Resources match by the bill's name or an inventory alias, as in attribution. Concurrent experiments on
 -- one resource may both count the same idle segment; `report --by waste` counts every cent once.
 -- Grain: one row. Parameters: $experiment_id, $currency.
-WITH names AS (
-    SELECT DISTINCT ON (provider, name) provider, name, rkey
-    FROM (
-        SELECT provider, resource_id AS name, resource_id AS rkey, 0 AS pri FROM resources
-        UNION ALL
-        SELECT provider, unnest(aliases) AS name, resource_id AS rkey, 1 AS pri
-        FROM resources WHERE aliases IS NOT NULL
-    )
-    ORDER BY provider, name, pri, rkey
-),
+WITH names AS (SELECT provider, name, rkey FROM resource_names),
 used AS (
     SELECT DISTINCT coalesce(x.provider, n.provider) AS provider, coalesce(n.rkey, x.resource_id) AS rkey
     FROM experiment_resources x
