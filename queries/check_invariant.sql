@@ -14,7 +14,7 @@ allocated AS (
     WHERE list_contains($periods, billing_period) AND charge_id IN (SELECT charge_id FROM checked)
     GROUP BY charge_id
 )
-SELECT c.charge_id, c.billed_cost, a.billed, c.effective_cost, a.effective
+SELECT c.charge_id, c.source_file, c.source_row, c.billed_cost, a.billed, c.effective_cost, a.effective
 FROM charges c
 LEFT JOIN allocated a USING (charge_id)
 WHERE list_contains($periods, c.billing_period)

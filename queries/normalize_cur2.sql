@@ -24,7 +24,6 @@ WITH typed AS (
     FROM cur2_raw_full
 )
 SELECT
-    md5(concat_ws('|', $source, identity_line_item_id, identity_time_interval)) AS charge_id,
     $source AS source,
     'aws' AS provider,
     strftime(bp_start, '%Y-%m') AS billing_period,
@@ -91,7 +90,7 @@ SELECT
     coalesce(CAST(to_json(resource_tags) AS VARCHAR), '{}') AS tags,
     filename AS source_file,
     file_row_number + 1 AS source_row,
-    identity_line_item_id || '@' || identity_time_interval AS row_identity,
+    identity_line_item_id AS row_identity,
     CAST(NULL AS VARCHAR) AS credits,
     CAST(NULL AS DOUBLE) AS currency_conversion_rate
 FROM typed

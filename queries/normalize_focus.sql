@@ -11,7 +11,6 @@ WITH typed AS (
     FROM focus_raw_full
 )
 SELECT
-    md5(concat_ws('|', $source, filename, CAST(file_row_number AS VARCHAR))) AS charge_id,
     $source AS source,
     CASE
         WHEN lower(ProviderName) IN ('aws', 'amazon web services') THEN 'aws'

@@ -3,7 +3,7 @@
 -- at or after it), $month (invoice month YYYYMM, or NULL for all).
 -- Identity: the export has no line item id and is append-only, so a row is the md5 of its content
 -- (export_time included) numbered among identical rows of the same file; the same row read again, from
--- an overlapping pull or file, gets the same charge_id and is skipped by the caller.
+-- an overlapping pull or file, gets the same row_identity and is skipped by the caller.
 -- Categories: tax -> Tax; rounding_error -> Adjustment; goodwill and SLA adjustments -> Credit;
 -- commitment fees -> Purchase; usage and its corrections -> Usage (FOCUS: usage "including refunds");
 -- anything else -> Adjustment. ChargeClass is 'Correction' only for a correction of usage from before
@@ -76,7 +76,6 @@ identified AS (
     FROM hashed
 )
 SELECT
-    md5($source || '|' || identity) AS charge_id,
     $source AS source,
     'gcp' AS provider,
     substr(invoice_month, 1, 4) || '-' || substr(invoice_month, 5, 2) AS billing_period,

@@ -1,7 +1,6 @@
 -- Normalise off-cloud ledger rows (temp table manual_rows) into charges; they are usage the ledger
 -- already attributes (rule `manual`). Grain: one row per ledger line. Parameters: $source, $file.
 SELECT
-    md5(concat_ws('|', $source, CAST(line AS VARCHAR), coalesce(reference, ''))) AS charge_id,
     $source AS source,
     'manual' AS provider,
     strftime(start_at, '%Y-%m') AS billing_period,

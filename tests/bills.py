@@ -32,7 +32,7 @@ def at(hours: float) -> datetime:
 
 @dataclass
 class Charge:
-    charge_id: str
+    name: str  # the line item id a provider would give; also its file, so messages name it
     cost: Decimal
     start: datetime | None = None
     end: datetime | None = None
@@ -53,7 +53,6 @@ class Charge:
         bp_start = datetime(year, month, 1)
         bp_end = datetime(year + month // 12, month % 12 + 1, 1)
         return {
-            "charge_id": self.charge_id,
             "source": "test",
             "provider": self.provider,
             "billing_period": self.period,
@@ -72,6 +71,9 @@ class Charge:
             "effective_cost": self.cost if self.effective is None else self.effective,
             "list_cost": self.cost if self.list_cost is None else self.list_cost,
             "tags": json.dumps(self.tags, sort_keys=True),
+            "source_file": self.name,
+            "source_row": 1,
+            "row_identity": self.name,
         }
 
 
@@ -112,11 +114,16 @@ def warehouse() -> duckdb.DuckDBPyConnection:
 
 
 def add_charges(con: duckdb.DuckDBPyConnection, charges: list[Charge]) -> None:
+    """Insert the charges in order, numbered after those already there (as a load numbers them)."""
     for charge in charges:
         row = charge.row()
         columns = ", ".join(row)
         values = ", ".join(f"${name}" for name in row)
-        con.execute(f"INSERT INTO charges ({columns}) VALUES ({values})", row)
+        con.execute(
+            f"INSERT INTO charges (charge_id, {columns}) "
+            f"SELECT (SELECT coalesce(max(charge_id), 0) + 1 FROM charges), {values}",
+            row,
+        )
 
 
 def add_experiments(con: duckdb.DuckDBPyConnection, experiments: list[Experiment]) -> None:
@@ -160,10 +167,19 @@ def attribute(
     return con
 
 
-def split(con: duckdb.DuckDBPyConnection, charge_id: str) -> list[tuple[Any, ...]]:
+def split(con: duckdb.DuckDBPyConnection, name: str) -> list[tuple[Any, ...]]:
     """(rule, project, phase, experiment_id, effective cost) of one charge's allocations, in share order."""
     return con.execute(
-        "SELECT rule, project, phase, experiment_id, effective_cost FROM allocations "
-        "WHERE charge_id = $id ORDER BY share_no",
-        {"id": charge_id},
+        "SELECT a.rule, a.project, a.phase, a.experiment_id, a.effective_cost FROM allocations a "
+        "JOIN charges c USING (charge_id) WHERE c.row_identity = $name ORDER BY a.share_no",
+        {"name": name},
+    ).fetchall()
+
+
+def by_name(con: duckdb.DuckDBPyConnection, sql: str = "SELECT * FROM allocations") -> list[tuple[Any, ...]]:
+    """Allocation rows of ``sql`` with each charge's number replaced by its name, in name and share order:
+    numbers follow insertion order, names do not."""
+    return con.execute(
+        f"SELECT a.* REPLACE (c.row_identity AS charge_id) FROM ({sql}) a JOIN charges c USING (charge_id) "
+        "ORDER BY c.row_identity, a.share_no"
     ).fetchall()

@@ -16,7 +16,7 @@ from decimal import Decimal
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bills import Charge, Experiment, Window, add_resource, at, attribute, warehouse
+from bills import Charge, Experiment, Window, add_resource, at, attribute, by_name, warehouse
 
 RESOURCES = ["i-1", "i-2", "i-3", "bucket-1"]
 RULES = {"tag", "inventory", "time-window", "idle", "shared", "unattributed"}
@@ -115,7 +115,7 @@ def _attribute(bill: list[Charge], log: list[Experiment], shared: str) -> list[t
     add_resource(con, "i-3", tags={"cost-label": "distill-small-train-opd"}, aliases=["node-3-alias"])
     add_resource(con, "i-2", tags={})
     attribute(bill, log, shared=shared, con=con)
-    return con.execute("SELECT * FROM allocations ORDER BY charge_id, share_no").fetchall()
+    return by_name(con)
 
 
 def _check_nothing_lost(bill: list[Charge], allocations: list[tuple[object, ...]]) -> None:
@@ -131,10 +131,10 @@ def _check_nothing_lost(bill: list[Charge], allocations: list[tuple[object, ...]
     for charge in bill:
         row = charge.row()
         money = [row["billed_cost"], row["effective_cost"], row["list_cost"]]
-        assert by_charge[charge.charge_id] == money, charge.charge_id
+        assert by_charge[charge.name] == money, charge.name
         for i, value in enumerate(money):
             expected_bucket[(charge.period, charge.currency)][i] += value
-    assert set(by_charge) == {c.charge_id for c in bill}
+    assert set(by_charge) == {c.name for c in bill}
     assert by_bucket == expected_bucket
 
 

@@ -6,13 +6,13 @@ from decimal import Decimal as D
 
 import pytest
 
-from bills import Charge, Experiment, Window, add_resource, at, attribute, split, warehouse
+from bills import Charge, Experiment, Window, add_resource, at, attribute, by_name, split, warehouse
 
 EXP_TAG = {"user_project": "qwen-coder", "user_phase": "train", "user_method": "sft"}
 
 
-def hourly(charge_id: str, cost: str, hour: float = 0, resource: str = "i-1", **kw) -> Charge:
-    return Charge(charge_id, D(cost), at(hour), at(hour + 1), resource, **kw)
+def hourly(name: str, cost: str, hour: float = 0, resource: str = "i-1", **kw) -> Charge:
+    return Charge(name, D(cost), at(hour), at(hour + 1), resource, **kw)
 
 
 CASES = [
@@ -233,7 +233,8 @@ def test_proportional_spreads_shared_cost_over_attributed_cost() -> None:
         ("shared", "math-reasoner", "train", None, D("2.5")),
         ("shared", "qwen-coder", "train", None, D("7.5")),
     ]
-    assert con.execute("SELECT reason FROM allocations WHERE charge_id = 'tax'").fetchall() == [("tax",)] * 2
+    reasons = by_name(con, "SELECT charge_id, share_no, reason FROM allocations")
+    assert [reason for name, _, reason in reasons if name == "tax"] == ["tax"] * 2
 
 
 def test_proportional_spread_includes_idle_and_skips_non_positive_receivers() -> None:

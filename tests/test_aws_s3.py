@@ -153,7 +153,7 @@ def test_the_newest_legacy_assembly_replaces_the_month(
 def test_legacy_cur_and_cur2_of_the_same_usage_give_identical_allocations(
     run, project: Project, demo_files: Path, tmp_path: Path
 ) -> None:
-    """Same source name in two warehouses: charge ids match, so every allocation row must match too."""
+    """Same usage in two formats: every allocation row matches, charge by charge (line item id and hour)."""
     experiments = f'[experiments]\nuri = "{demo_files / "experiments.jsonl"}"\n'
     generate.write_cur_legacy_month(tmp_path / "legacy")
     allocations = []
@@ -167,7 +167,12 @@ def test_legacy_cur_and_cur2_of_the_same_usage_give_identical_allocations(
         result = run("nightly")
         assert result.exit_code in (0, 2), result.stderr
         con = duckdb.connect(str(project.root / f"{kind}.duckdb"), read_only=True)
-        allocations.append(con.execute("SELECT * FROM allocations ORDER BY charge_id, share_no").fetchall())
+        allocations.append(
+            con.execute(
+                "SELECT c.row_identity, a.* EXCLUDE (charge_id) FROM allocations a JOIN charges c USING (charge_id) "
+                "ORDER BY c.row_identity, a.charge_period_start, a.share_no"
+            ).fetchall()
+        )
         con.close()
     cur2, legacy = allocations
     assert len(cur2) >= 2269

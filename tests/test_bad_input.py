@@ -111,3 +111,19 @@ def test_a_usage_error_is_a_user_error_not_a_budget_alert(run) -> None:
     assert result.exit_code == 1
     assert "Missing option '--period'" in result.stderr
     assert run("nosuch").exit_code == 1
+
+
+def test_a_warehouse_with_text_charge_ids_is_refused_not_patched(run, project: Project) -> None:
+    """Development builds before 0.1 keyed charges by md5 text; such a warehouse is rebuilt from the sources."""
+    import duckdb
+
+    project.warehouse.parent.mkdir(parents=True)
+    con = duckdb.connect(str(project.warehouse))
+    con.execute("CREATE TABLE charges (charge_id VARCHAR NOT NULL, source VARCHAR NOT NULL)")
+    con.close()
+    result = run("nightly")
+    assert result.exit_code == 1
+    assert result.stderr.strip().splitlines() == [
+        f"trainledger: error: {project.warehouse}: written by an earlier trainledger (text charge ids); move it aside and "
+        "run `trainledger nightly` to rebuild it from the sources"
+    ]

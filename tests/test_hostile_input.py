@@ -121,8 +121,8 @@ class Case:
 def _charges_equal_last_nights(inputs: Inputs, result: Result) -> None:
     """Times without a zone are UTC: the month re-read gives the very same charges."""
     assert "2269 rows, billed 67353.05311856 USD" in result.stdout
-    cols = "charge_id, charge_period_start, charge_period_end, billing_period_start, billed_cost"
-    assert inputs.query(f"SELECT {cols} FROM charges ORDER BY 1") == inputs.saved
+    cols = "source, source_row, charge_period_start, charge_period_end, billing_period_start, billed_cost"
+    assert inputs.query(f"SELECT {cols} FROM charges ORDER BY 1, 2") == inputs.saved
 
 
 def _mixed_currencies_reported_apart(inputs: Inputs, result: Result) -> None:
@@ -225,8 +225,8 @@ def _duplicate_row(inputs: Inputs) -> None:
 def _strip_zones(inputs: Inputs) -> None:
     header, rows = inputs.cur_rows()
     inputs.saved = inputs.query(
-        "SELECT charge_id, charge_period_start, charge_period_end, billing_period_start, billed_cost "
-        "FROM charges ORDER BY 1"
+        "SELECT source, source_row, charge_period_start, charge_period_end, billing_period_start, billed_cost "
+        "FROM charges ORDER BY 1, 2"
     )
     dates = {i for i, name in enumerate(header) if name.endswith("_date")}
     inputs.write_cur(

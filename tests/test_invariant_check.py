@@ -10,7 +10,7 @@ from decimal import Decimal as D
 
 import pytest
 
-from bills import Charge, Experiment, Window, at, attribute
+from bills import Charge, Experiment, Window, at, attribute, by_name
 from trainledger import queries
 from trainledger.errors import InvariantViolation
 
@@ -38,7 +38,8 @@ def broken(monkeypatch: pytest.MonkeyPatch, name: str, old: str, new: str) -> No
 
 def test_the_bill_attributes_cleanly_on_all_three_paths() -> None:
     con = attribute(BILL, LOG)
-    rules = con.execute("SELECT charge_id, rule, effective_cost FROM allocations ORDER BY ALL").fetchall()
+    rows = by_name(con, "SELECT charge_id, share_no, rule, effective_cost FROM allocations")
+    rules = sorted((name, rule, cost) for name, _, rule, cost in rows)
     assert rules == [
         ("cut", "idle", D("6")),
         ("cut", "time-window", D("6")),
@@ -54,7 +55,10 @@ def test_a_charge_placed_whole_with_the_wrong_cost_is_refused(monkeypatch: pytes
         "billed_cost, effective_cost",
         "billed_cost + 1, effective_cost",
     )
-    with pytest.raises(InvariantViolation, match=r"2\+ charge\(s\), e\.g\. (whole: billed 10|run: billed 8)"):
+    with pytest.raises(
+        InvariantViolation,
+        match=r"2\+ charge\(s\), e\.g\. charge \d+ \((whole, row 1\): billed 10|run, row 1\): billed 8)",
+    ):
         attribute(BILL, LOG)
 
 
@@ -64,9 +68,11 @@ def test_a_charge_placed_twice_is_refused(monkeypatch: pytest.MonkeyPatch) -> No
         "attribute_allocate_placed",
         "FROM placed_charges($periods)",
         "FROM (SELECT * FROM placed_charges($periods) "
-        "UNION ALL SELECT * FROM placed_charges($periods) WHERE charge_id = 'run')",
+        "UNION ALL SELECT * FROM placed_charges($periods) WHERE charge_id = (SELECT charge_id FROM charges WHERE row_identity = 'run'))",
     )
-    with pytest.raises(InvariantViolation, match=r"e\.g\. run: billed 8\.000000000000 vs 16"):
+    with pytest.raises(
+        InvariantViolation, match=r"e\.g\. charge \d+ \(run, row 1\): billed 8\.000000000000 vs 16"
+    ):
         attribute(BILL, LOG)
 
 
@@ -75,7 +81,8 @@ def test_a_split_that_loses_a_unit_is_refused(monkeypatch: pytest.MonkeyPatch) -
     bill = [Charge("thirds", D("10.00"), at(0), at(1), "i-1")]
     log = [Experiment(f"e{i}", "qwen-coder", windows=[Window("i-1", at(0), at(1))]) for i in range(3)]
     with pytest.raises(
-        InvariantViolation, match=r"e\.g\. thirds: billed 10\.000000000000 vs 9\.999999999999"
+        InvariantViolation,
+        match=r"e\.g\. charge \d+ \(thirds, row 1\): billed 10\.000000000000 vs 9\.999999999999",
     ):
         attribute(bill, log)
 
@@ -85,8 +92,8 @@ def test_an_allocation_without_its_charge_is_refused(monkeypatch: pytest.MonkeyP
         monkeypatch,
         "attribute_allocate_placed",
         "FROM placed_charges($periods)",
-        "FROM (SELECT * FROM placed_charges($periods) UNION ALL SELECT * REPLACE ('ghost' AS charge_id) "
-        "FROM placed_charges($periods) WHERE charge_id = 'whole')",
+        "FROM (SELECT * FROM placed_charges($periods) UNION ALL SELECT * REPLACE (-1 AS charge_id) "
+        "FROM placed_charges($periods) WHERE charge_id = (SELECT charge_id FROM charges WHERE row_identity = 'whole'))",
     )
     with pytest.raises(InvariantViolation, match="do not match the bill's charges"):
         attribute(BILL, LOG)

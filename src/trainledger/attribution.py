@@ -130,8 +130,9 @@ def check_invariant(con: Connection, periods: list[str]) -> None:
                     "without its charge?); previous allocations kept"
                 )
     if broken:
-        charge_id, billed, alloc_billed, effective, alloc_effective = broken[0]
+        charge_id, file, row, billed, alloc_billed, effective, alloc_effective = broken[0]
         raise InvariantViolation(
-            f"allocations do not add up for {len(broken)}+ charge(s), e.g. {charge_id}: billed {billed} vs "
+            f"allocations do not add up for {len(broken)}+ charge(s), e.g. charge {charge_id} "
+            f"({file}, row {row}): billed {billed} vs "
             f"{alloc_billed}, effective {effective} vs {alloc_effective}; previous allocations kept"
         )

@@ -95,6 +95,7 @@ def open_warehouse(
         con = _connect(path, read_only=True, timeout_s=timeout, notify=notify, settings=_settings(config))
         try:
             _session(con)
+            _refuse_text_charge_ids(con, path)
             yield con
         finally:
             con.close()
@@ -108,12 +109,26 @@ def open_warehouse(
             if fresh:
                 os.chmod(path, 0o600)
             _session(con)
+            _refuse_text_charge_ids(con, path)
             con.execute(queries.load("schema"))
             yield con
         finally:
             con.close()
     finally:
         os.umask(old_umask)
+
+
+def _refuse_text_charge_ids(con: Connection, path: Path) -> None:
+    """A warehouse from before numeric charge ids (unreleased 0.1 development builds) is rebuilt, not
+    patched: its charges come back from the sources in one `nightly`."""
+    kinds = con.execute(
+        "SELECT data_type FROM information_schema.columns WHERE table_name = 'charges' AND column_name = 'charge_id'"
+    ).fetchall()
+    if kinds and kinds[0][0] != "BIGINT":
+        raise TrainledgerError(
+            f"{path}: written by an earlier trainledger (text charge ids); move it aside and run "
+            "`trainledger nightly` to rebuild it from the sources"
+        )
 
 
 @contextmanager

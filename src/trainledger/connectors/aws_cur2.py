@@ -237,6 +237,7 @@ def load_period(
     where = shown[0] if len(shown) == 1 else str(Path(shown[0]).parent)
     staging.add_missing_columns(con, RAW_VIEW, OPTIONAL, REQUIRED, where, what)
     staging.first_problem(con, "validate_cur2", {"period": period})
+    staging.first_problem(con, "validate_line_items_unique", {"only": only if period is None else None})
     normalize = queries.load("normalize_cur2")
     params = {"source": source}
     if period is not None:
@@ -253,7 +254,6 @@ def load_period(
         for p in periods
     ]
     loaded = {"source": source, "periods": periods}
-    staging.first_problem(con, "validate_line_items_unique", loaded)
     for kind, count, billed in con.execute(queries.load("cur_unknown_line_item_types"), loaded).fetchall():
         reporter.warn(
             f"{source}: {count} line item(s) of unknown type {kind!r} (billed {fmt(billed)}) carried as Adjustment"

@@ -164,11 +164,16 @@ def replace_period(
         ).fetchone()
         if not (staged_rows and staged_rows[0]):
             _refuse_empty(con, source, period, files)
+    number_files(con, files)
     con.execute(
         "DELETE FROM charges WHERE source = $source AND billing_period = $period",
         {"source": source, "period": period},
     )
-    con.execute(f"INSERT INTO charges BY NAME SELECT * FROM {rows} WHERE billing_period = $period", values)
+    con.execute(
+        f"INSERT INTO charges BY NAME SELECT r.*, {CHARGE_ID} AS charge_id FROM {rows} r "
+        "LEFT JOIN load_files f ON f.name = r.source_file WHERE r.billing_period = $period",
+        values,
+    )
     count, currencies, total = con.execute(
         "SELECT count(*), count(DISTINCT billing_currency), sum(billed_cost) FROM charges "
         "WHERE source = $source AND billing_period = $period",
@@ -197,6 +202,28 @@ def replace_period(
         Decimal(total) if total is not None else None,
         version=version,
         files=list(files),
+    )
+
+
+# A charge's id: its file's slot in this load (sequence charge_file_slots, schema.sql) x 2^32 + its row number
+# in the file. Rows come as (r, from the normalising query) joined to (f, temp table load_files).
+CHARGE_ID = (
+    "CASE WHEN f.slot IS NOT NULL AND r.source_row BETWEEN 0 AND 4294967295 "
+    "THEN f.slot * 4294967296 + r.source_row "
+    "ELSE error('cannot number row ' || coalesce(CAST(r.source_row AS VARCHAR), '?') || ' of ' "
+    "|| coalesce(r.source_file, '?') || ': not a file of this load, or beyond 2^32 rows') END"
+)
+
+
+def number_files(con: Connection, names: Iterable[str]) -> None:
+    """Give every file of a load a fresh slot (temp table ``load_files``) for its charges' ids.
+
+    Slots come from a sequence, so an id is never given twice, even after its period was replaced.
+    """
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE load_files AS SELECT name, nextval('charge_file_slots') AS slot "
+        "FROM (SELECT DISTINCT unnest(CAST($names AS VARCHAR[])) AS name ORDER BY name)",
+        {"names": sorted(set(names))},
     )
 
 
