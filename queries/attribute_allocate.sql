@@ -1,7 +1,8 @@
 -- Split the charges that have shares (temp table `shares`) so that the shares sum to the charge exactly,
 -- for billed, effective and list cost alike: integer units of 1e-12, floor of each weighted part, and the
 -- leftover units given one each to the largest remainders (ties by share number). A share cut from a time
--- segment carries that segment as its period. Grain: charge x share. No parameters.
+-- segment carries that segment as its period. Grain: charge x share. No parameters; the shares carry their
+-- charges' columns.
 INSERT INTO allocations
 WITH numbered AS (
     SELECT
@@ -16,13 +17,10 @@ WITH numbered AS (
 units AS (
     SELECT
         n.*,
-        c.source, c.provider, c.billing_period, c.billing_account_id, c.sub_account_id,
-        c.charge_period_start, c.charge_period_end, c.service_name, c.charge_category, c.pricing_category,
-        c.billing_currency,
-        to_units(c.billed_cost) AS b_units,
-        to_units(c.effective_cost) AS e_units,
-        to_units(c.list_cost) AS l_units
-    FROM numbered n JOIN charges c USING (charge_id)
+        to_units(n.billed_cost) AS b_units,
+        to_units(n.effective_cost) AS e_units,
+        to_units(n.list_cost) AS l_units
+    FROM numbered n
 ),
 floored AS (
     SELECT

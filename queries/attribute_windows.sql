@@ -1,5 +1,6 @@
 -- Split charges by the experiment log's time windows (SPEC §4 rule 4 and the experiment carry).
 -- Grain: charge x time segment x share; weights are positive whole numbers, comparable within a charge.
+-- Each share carries its charge's columns, so `attribute_allocate` need not read the bill again.
 -- No parameters; reads the temp tables `resolved` (the charges `placed_charges` could not place whole),
 -- `log_windows` and `timelines` (for the owner named by the tags of the resource's other charges).
 --
@@ -165,5 +166,9 @@ merged AS (
     HAVING sum(weight) > 0
 )
 SELECT m.* EXCLUDE (weight),
-       m.weight // list_reduce(list(m.weight) OVER (PARTITION BY m.charge_id), lambda a, b: gcd(a, b)) AS weight
+       m.weight // list_reduce(list(m.weight) OVER (PARTITION BY m.charge_id), lambda a, b: gcd(a, b)) AS weight,
+    r.source, r.provider, r.billing_period, r.billing_account_id, r.sub_account_id, r.charge_period_start,
+    r.charge_period_end, r.service_name, r.charge_category, r.pricing_category, r.billing_currency, r.billed_cost,
+    r.effective_cost, r.list_cost
 FROM merged m
+JOIN resolved r USING (charge_id)

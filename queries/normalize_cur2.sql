@@ -18,8 +18,8 @@ WITH typed AS (
         coalesce(double_to_money(reservation_effective_cost), 0) AS ri_effective,
         coalesce(double_to_money(reservation_unused_amortized_upfront_fee_for_billing_period), 0)
             + coalesce(double_to_money(reservation_unused_recurring_fee), 0) AS ri_unused,
-        timezone('UTC', CAST(bill_billing_period_start_date AS TIMESTAMPTZ)) AS bp_start,
-        timezone('UTC', CAST(bill_billing_period_end_date AS TIMESTAMPTZ)) AS bp_end,
+        utc_time(bill_billing_period_start_date) AS bp_start,
+        utc_time(bill_billing_period_end_date) AS bp_end,
         nullif(trim(CAST(line_item_resource_id AS VARCHAR)), '') AS resource
     FROM cur2_raw_full
 )
@@ -29,8 +29,8 @@ SELECT
     strftime(bp_start, '%Y-%m') AS billing_period,
     bp_start AS billing_period_start,
     bp_end AS billing_period_end,
-    timezone('UTC', CAST(line_item_usage_start_date AS TIMESTAMPTZ)) AS charge_period_start,
-    timezone('UTC', CAST(line_item_usage_end_date AS TIMESTAMPTZ)) AS charge_period_end,
+    utc_time(line_item_usage_start_date) AS charge_period_start,
+    utc_time(line_item_usage_end_date) AS charge_period_end,
     CAST(bill_payer_account_id AS VARCHAR) AS billing_account_id,
     CAST(line_item_usage_account_id AS VARCHAR) AS sub_account_id,
     CASE

@@ -6,8 +6,8 @@ WITH typed AS (
     SELECT
         *,
         CAST(CAST(BilledCost AS VARCHAR) AS DECIMAL(38, 12)) AS billed,
-        timezone('UTC', CAST(CAST(BillingPeriodStart AS VARCHAR) AS TIMESTAMPTZ)) AS bp_start,
-        timezone('UTC', CAST(CAST(BillingPeriodEnd AS VARCHAR) AS TIMESTAMPTZ)) AS bp_end
+        utc_time(CAST(BillingPeriodStart AS VARCHAR)) AS bp_start,
+        utc_time(CAST(BillingPeriodEnd AS VARCHAR)) AS bp_end
     FROM focus_raw_full
 )
 SELECT
@@ -20,8 +20,8 @@ SELECT
     strftime(bp_start, '%Y-%m') AS billing_period,
     bp_start AS billing_period_start,
     bp_end AS billing_period_end,
-    timezone('UTC', CAST(CAST(ChargePeriodStart AS VARCHAR) AS TIMESTAMPTZ)) AS charge_period_start,
-    timezone('UTC', CAST(CAST(ChargePeriodEnd AS VARCHAR) AS TIMESTAMPTZ)) AS charge_period_end,
+    utc_time(CAST(ChargePeriodStart AS VARCHAR)) AS charge_period_start,
+    utc_time(CAST(ChargePeriodEnd AS VARCHAR)) AS charge_period_end,
     CAST(BillingAccountId AS VARCHAR) AS billing_account_id,
     CAST(SubAccountId AS VARCHAR) AS sub_account_id,
     ChargeCategory AS charge_category,

@@ -262,3 +262,7 @@ CREATE MACRO IF NOT EXISTS fits_money(x) AS
 -- parts apart, so a large quantity (GCP byte-seconds) does not overflow DECIMAL(38, 12) on the way.
 CREATE MACRO IF NOT EXISTS to_units(x) AS
     CAST(trunc(x) AS HUGEINT) * 1000000000000 + CAST((x - trunc(x)) * 1000000000000 AS HUGEINT);
+
+-- An instant (TIMESTAMPTZ, or text with a UTC offset, none meaning UTC) as a UTC TIMESTAMP, through its epoch
+-- microseconds: timezone('UTC', x) gives the same but asks ICU for each value (0.3 s per 10M rows).
+CREATE MACRO IF NOT EXISTS utc_time(x) AS make_timestamp(epoch_us(CAST(x AS TIMESTAMPTZ)));

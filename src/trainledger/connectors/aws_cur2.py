@@ -237,7 +237,9 @@ def load_period(
     where = shown[0] if len(shown) == 1 else str(Path(shown[0]).parent)
     staging.add_missing_columns(con, RAW_VIEW, OPTIONAL, REQUIRED, where, what)
     staging.first_problem(con, "validate_cur2", {"period": period})
-    staging.first_problem(con, "validate_line_items_unique", {"only": only if period is None else None})
+    scope = {"only": only if period is None else None}
+    if (con.execute(queries.load("line_items_repeated"), scope).fetchone() or (0,))[0]:
+        staging.first_problem(con, "validate_line_items_unique", scope)
     normalize = queries.load("normalize_cur2")
     params = {"source": source}
     if period is not None:
