@@ -3,7 +3,7 @@
 -- leftover units given one each to the largest remainders (ties by share number). A share cut from a time
 -- segment carries that segment as its period. Grain: charge x share. No parameters; the shares carry their
 -- charges' columns.
-INSERT INTO allocations
+INSERT INTO allocation_rows
 WITH numbered AS (
     SELECT
         s.*,
@@ -42,9 +42,11 @@ ranked AS (
     FROM floored
 )
 SELECT
-    charge_id, CAST(share_no AS INTEGER), source, provider, billing_period, billing_account_id, sub_account_id,
-    coalesce(seg_start, charge_period_start), coalesce(seg_end, charge_period_end), project, phase, method, experiment_id, cost_category, service_name,
-    charge_category, pricing_category, rule, reason, billing_currency,
+    charge_id, CAST(share_no AS INTEGER),
+    charge_kind_id(source, provider, billing_period, billing_account_id, sub_account_id, service_name,
+                   charge_category, pricing_category, billing_currency),
+    coalesce(seg_start, charge_period_start), coalesce(seg_end, charge_period_end), project, phase, method,
+    experiment_id, cost_category, rule, reason,
     CAST(CAST(sign(b_units) * (b_base + CASE WHEN b_rank <= b_left THEN 1 ELSE 0 END) AS DECIMAL(38, 0))
          * CAST('0.000000000001' AS DECIMAL(38, 12)) AS DECIMAL(38, 12)),
     CAST(CAST(sign(e_units) * (e_base + CASE WHEN e_rank <= e_left THEN 1 ELSE 0 END) AS DECIMAL(38, 0))

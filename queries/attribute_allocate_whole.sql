@@ -1,10 +1,11 @@
 -- The charges sent to the exact split that turned out to have no shares (no run of their class overlaps
 -- them) go whole to their single allocation, as rules 1-3 resolved them. Grain: charge. No parameters.
-INSERT INTO allocations
+INSERT INTO allocation_rows
 SELECT
-    r.charge_id, 1, r.source, r.provider, r.billing_period, r.billing_account_id, r.sub_account_id,
+    r.charge_id, 1,
+    charge_kind_id(r.source, r.provider, r.billing_period, r.billing_account_id, r.sub_account_id, r.service_name,
+                   r.charge_category, r.pricing_category, r.billing_currency),
     r.charge_period_start, r.charge_period_end, r.project, r.phase, r.method, r.experiment_id, r.cost_category,
-    r.service_name, r.charge_category, r.pricing_category, r.rule, r.reason, r.billing_currency, r.billed_cost,
-    r.effective_cost, r.list_cost
+    r.rule, r.reason, r.billed_cost, r.effective_cost, r.list_cost
 FROM resolved r
 WHERE NOT EXISTS (SELECT 1 FROM shares s WHERE s.charge_id = r.charge_id)

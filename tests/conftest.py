@@ -106,7 +106,7 @@ def nightly_warehouse(tmp_path_factory: pytest.TempPathFactory, demo_files: Path
 CHARGE_KEY = "concat_ws('|', c.source, regexp_extract(c.source_file, '[^/]*$'), c.source_row)"
 KEYED_TABLES = {
     "charges": f"SELECT * REPLACE ({CHARGE_KEY} AS charge_id) FROM charges c",
-    "allocations": f"SELECT a.* REPLACE ({CHARGE_KEY} AS charge_id) FROM allocations a "
+    "allocation_rows": f"SELECT a.* REPLACE ({CHARGE_KEY} AS charge_id) FROM allocation_rows a "
     "LEFT JOIN charges c USING (charge_id)",
 }
 

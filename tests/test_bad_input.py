@@ -113,17 +113,26 @@ def test_a_usage_error_is_a_user_error_not_a_budget_alert(run) -> None:
     assert run("nosuch").exit_code == 1
 
 
-def test_a_warehouse_with_text_charge_ids_is_refused_not_patched(run, project: Project) -> None:
-    """Development builds before 0.1 keyed charges by md5 text; such a warehouse is rebuilt from the sources."""
+@pytest.mark.parametrize(
+    "earlier_table",
+    [
+        "CREATE TABLE charges (charge_id VARCHAR NOT NULL, source VARCHAR NOT NULL)",  # md5 text ids
+        "CREATE TABLE allocations (charge_id BIGINT NOT NULL, share_no INTEGER NOT NULL)",  # not yet a view
+    ],
+)
+def test_a_warehouse_from_a_development_build_is_refused_not_patched(
+    run, project: Project, earlier_table: str
+) -> None:
+    """Unreleased builds laid the warehouse out differently; such a warehouse is rebuilt from the sources."""
     import duckdb
 
     project.warehouse.parent.mkdir(parents=True)
     con = duckdb.connect(str(project.warehouse))
-    con.execute("CREATE TABLE charges (charge_id VARCHAR NOT NULL, source VARCHAR NOT NULL)")
+    con.execute(earlier_table)
     con.close()
     result = run("nightly")
     assert result.exit_code == 1
     assert result.stderr.strip().splitlines() == [
-        f"trainledger: error: {project.warehouse}: written by an earlier trainledger (text charge ids); move it aside and "
-        "run `trainledger nightly` to rebuild it from the sources"
+        f"trainledger: error: {project.warehouse}: written by an earlier development build of trainledger; "
+        "move it aside and run `trainledger nightly` to rebuild it from the sources"
     ]

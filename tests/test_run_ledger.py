@@ -88,7 +88,7 @@ def test_a_run_whose_exports_fail_is_incomplete(run, project: Project) -> None:
     incomplete = runs_json(run)[0]
     assert incomplete["outcome"] == "incomplete"
     assert incomplete["detail"]["error"].endswith("trainledger-2026-11.csv: cannot write: File exists")
-    assert len(warehouse_state(project.warehouse)["allocations"]) == 2276  # the data had committed
+    assert len(warehouse_state(project.warehouse)["allocation_rows"]) == 2276  # the data had committed
 
 
 def test_lock_timeout_precedence_flag_then_environment_then_file(

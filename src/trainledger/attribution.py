@@ -90,7 +90,12 @@ def attribute(
     refresh_label_sets(con, config)
     refresh_categories(con, config)
     params = {"periods": periods}
-    con.execute("DELETE FROM allocations WHERE list_contains($periods, billing_period)", params)
+    con.execute(
+        "DELETE FROM allocation_rows WHERE kind_id IN "
+        "(SELECT kind_id FROM charge_kinds WHERE list_contains($periods, billing_period))",
+        params,
+    )
+    run(con, "attribute_kinds", params)
     run(con, "attribute_resolve")
     run(con, "attribute_log_windows")
     run(con, "attribute_timelines", params)
@@ -104,8 +109,11 @@ def attribute(
     run(con, "attribute_allocate")
     if config.allocation.shared == "proportional":
         run(con, "attribute_spread", params)
-        con.execute("DELETE FROM allocations WHERE charge_id IN (SELECT charge_id FROM shares)")
+        con.execute("DELETE FROM allocation_rows WHERE charge_id IN (SELECT charge_id FROM shares)")
         run(con, "attribute_allocate")
+    con.execute(
+        "DELETE FROM charge_kinds WHERE kind_id NOT IN (SELECT DISTINCT kind_id FROM allocation_rows)"
+    )
     check_invariant(con, periods)
     count, total = con.execute(
         "SELECT count(*), coalesce(sum(billed_cost), 0) FROM allocations WHERE list_contains($periods, billing_period)",

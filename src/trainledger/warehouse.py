@@ -95,7 +95,7 @@ def open_warehouse(
         con = _connect(path, read_only=True, timeout_s=timeout, notify=notify, settings=_settings(config))
         try:
             _session(con)
-            _refuse_text_charge_ids(con, path)
+            _refuse_earlier_layout(con, path)
             yield con
         finally:
             con.close()
@@ -109,7 +109,7 @@ def open_warehouse(
             if fresh:
                 os.chmod(path, 0o600)
             _session(con)
-            _refuse_text_charge_ids(con, path)
+            _refuse_earlier_layout(con, path)
             con.execute(queries.load("schema"))
             yield con
         finally:
@@ -118,15 +118,17 @@ def open_warehouse(
         os.umask(old_umask)
 
 
-def _refuse_text_charge_ids(con: Connection, path: Path) -> None:
-    """A warehouse from before numeric charge ids (unreleased 0.1 development builds) is rebuilt, not
-    patched: its charges come back from the sources in one `nightly`."""
-    kinds = con.execute(
-        "SELECT data_type FROM information_schema.columns WHERE table_name = 'charges' AND column_name = 'charge_id'"
+def _refuse_earlier_layout(con: Connection, path: Path) -> None:
+    """A warehouse from an unreleased 0.1 development build (text charge ids, or allocations as a table
+    rather than a view over allocation_rows) is rebuilt, not patched: one `nightly` brings it all back."""
+    earlier = con.execute(
+        "SELECT 1 FROM information_schema.columns WHERE table_name = 'charges' AND column_name = 'charge_id' "
+        "AND data_type <> 'BIGINT' UNION ALL SELECT 1 FROM information_schema.tables "
+        "WHERE table_name = 'allocations' AND table_type = 'BASE TABLE'"
     ).fetchall()
-    if kinds and kinds[0][0] != "BIGINT":
+    if earlier:
         raise TrainledgerError(
-            f"{path}: written by an earlier trainledger (text charge ids); move it aside and run "
+            f"{path}: written by an earlier development build of trainledger; move it aside and run "
             "`trainledger nightly` to rebuild it from the sources"
         )
 
