@@ -70,7 +70,8 @@ SELECT
         WHEN 'no-experiment' THEN NULL
         ELSE method
     END AS a_method,
-    CASE placement WHEN 'covered' THEN w_experiment WHEN 'whole' THEN experiment_id END AS a_experiment_id,
+    CASE placement WHEN 'covered' THEN w_experiment WHEN 'whole' THEN experiment_id WHEN 'split' THEN experiment_id
+    END AS a_experiment_id,
     CASE placement
         WHEN 'covered' THEN CASE WHEN any_project THEN 'time-window' ELSE rule END
         WHEN 'idle' THEN 'idle'

@@ -4,7 +4,8 @@
 -- allocations counts once with its sums. A charge missing, doubled, changed or without a bill makes the
 -- two differ; the per-charge sums of split charges are checked exactly by `check_invariant`.
 -- Grain: one row (bill, allocated). Parameters: $periods (list of YYYY-MM).
--- Reads allocation_rows, the table behind the view `allocations`: only the period is needed of the kind.
+-- Reads allocation_rows, the table behind the view `allocations` (shares from 1): only the period is
+-- needed of the kind.
 WITH kinds AS (
     SELECT kind_id FROM charge_kinds WHERE list_contains($periods, billing_period)
 ),
@@ -16,11 +17,11 @@ split AS (
 allocated AS (
     SELECT charge_id, billed_cost, effective_cost, list_cost
     FROM allocation_rows
-    WHERE kind_id IN (SELECT kind_id FROM kinds) AND charge_id NOT IN (SELECT charge_id FROM split)
+    WHERE kind_id IN (SELECT kind_id FROM kinds) AND share_no > 0 AND charge_id NOT IN (SELECT charge_id FROM split)
     UNION ALL
     SELECT charge_id, sum(billed_cost), sum(effective_cost), sum(list_cost)
     FROM allocation_rows
-    WHERE kind_id IN (SELECT kind_id FROM kinds) AND charge_id IN (SELECT charge_id FROM split)
+    WHERE kind_id IN (SELECT kind_id FROM kinds) AND share_no > 0 AND charge_id IN (SELECT charge_id FROM split)
     GROUP BY charge_id
 )
 SELECT

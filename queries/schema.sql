@@ -191,7 +191,9 @@ CREATE TABLE IF NOT EXISTS charge_kinds (
 );
 
 -- Every charge split into shares that sum exactly to it, as written by attribution: the kind of charge
--- by reference. Grain: charge × share. Read through the view `allocations`.
+-- by reference. Shares count from 1; a charge given an exact split also keeps a share 0, where rules 1-3
+-- left it before the split (for audit; not an allocation). Grain: charge × share. Read through the view
+-- `allocations`.
 CREATE TABLE IF NOT EXISTS allocation_rows (
     charge_id BIGINT NOT NULL,
     share_no INTEGER NOT NULL,
@@ -219,7 +221,8 @@ SELECT
     k.service_name, k.charge_category, k.pricing_category, a.rule, a.reason, k.currency, a.billed_cost,
     a.effective_cost, a.list_cost
 FROM allocation_rows a
-JOIN charge_kinds k USING (kind_id);
+JOIN charge_kinds k USING (kind_id)
+WHERE a.share_no > 0;
 
 -- What each source/period ingest read, so unchanged inputs are skipped and restatements detected.
 CREATE TABLE IF NOT EXISTS ingest_state (

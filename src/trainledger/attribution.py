@@ -7,8 +7,8 @@ macro of ``attribute_resolve``), the experiment log's windows (``attribute_log_w
 resource's timeline cut into segments with what a charge inside one segment gets (``attribute_timelines``,
 ``attribute_classes``, ``attribute_segments``), the placement of every charge (``attribute_place``): most
 are placed whole, by their tags or on the one run they lie under, in one streaming insert
-(``attribute_allocate_placed``); the few that a window boundary cuts or several runs share
-(``attribute_split_set``) get time segments and exact shares (``attribute_windows``,
+(``attribute_allocate_placed``); the few that a window boundary cuts or several runs share are held
+there as share 0 and read back (``attribute_split_set``) to get time segments and exact shares (``attribute_windows``,
 ``attribute_allocate_whole``, ``attribute_allocate``); with ``shared = "proportional"`` shared charges
 are then spread (``attribute_spread``, then ``attribute_allocate`` again).
 """
@@ -102,8 +102,8 @@ def attribute(
     run(con, "attribute_classes")
     run(con, "attribute_segments")
     run(con, "attribute_place")
-    run(con, "attribute_split_set", params)
     run(con, "attribute_allocate_placed", params)
+    run(con, "attribute_split_set", params)
     run(con, "attribute_windows")
     run(con, "attribute_allocate_whole")
     run(con, "attribute_allocate")
