@@ -14,9 +14,10 @@ allocated AS (
     WHERE list_contains($periods, billing_period) AND charge_id IN (SELECT charge_id FROM checked)
     GROUP BY charge_id
 )
-SELECT c.charge_id, c.source_file, c.source_row, c.billed_cost, a.billed, c.effective_cost, a.effective
+SELECT c.charge_id, f.file, c.source_row, c.billed_cost, a.billed, c.effective_cost, a.effective
 FROM charges c
 LEFT JOIN allocated a USING (charge_id)
+LEFT JOIN charge_files f ON f.slot = charge_slot(c.charge_id)
 WHERE list_contains($periods, c.billing_period)
   AND ($all OR c.charge_id IN (SELECT charge_id FROM checked))
   AND (a.charge_id IS NULL OR a.billed <> c.billed_cost OR a.effective <> c.effective_cost

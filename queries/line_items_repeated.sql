@@ -6,8 +6,8 @@ SELECT count(*)
 FROM (
     SELECT hash(identity_line_item_id, identity_time_interval) AS h
     FROM cur2_raw_full
-    WHERE $only IS NULL
-       OR strftime(timezone('UTC', TRY_CAST(bill_billing_period_start_date AS TIMESTAMPTZ)), '%Y-%m') = $only
+    WHERE CASE WHEN $only IS NULL THEN true  -- a CASE, so that the period is not worked out for every row
+               ELSE strftime(utc_time(TRY_CAST(bill_billing_period_start_date AS TIMESTAMPTZ)), '%Y-%m') = $only END
     GROUP BY 1
     HAVING count(*) > 1
 )

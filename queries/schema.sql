@@ -37,8 +37,7 @@ CREATE TABLE IF NOT EXISTS charges (
     commitment_id VARCHAR,                      -- savings plan / reservation / CUD that priced the row
     pricing_category VARCHAR,                   -- On-Demand, Committed, Spot, Other
     tags VARCHAR NOT NULL,                      -- JSON object, keys as the provider wrote them
-    source_file VARCHAR,
-    source_row BIGINT,
+    source_row BIGINT,                          -- 1-based; the file is the charge's slot's (charge_files)
     row_identity VARCHAR,                       -- provider's line item id, for audit (CUR: identity_line_item_id,
                                                 -- repeated per hour: the charge period tells those apart)
     credits VARCHAR,                            -- GCP: JSON list of the row's credits, each type kept
@@ -48,6 +47,14 @@ CREATE TABLE IF NOT EXISTS charges (
 -- Columns added since the first release: an older warehouse gains them in place (no-ops otherwise).
 ALTER TABLE charges ADD COLUMN IF NOT EXISTS credits VARCHAR;
 ALTER TABLE charges ADD COLUMN IF NOT EXISTS currency_conversion_rate DOUBLE;
+
+-- The file each charge was read from, once per file: a charge's id is its file's slot x 2^32 + its row
+-- number there (charge_slot). Grain: slot.
+CREATE TABLE IF NOT EXISTS charge_files (
+    slot BIGINT PRIMARY KEY,
+    source VARCHAR NOT NULL,
+    file VARCHAR NOT NULL                       -- as the user would look for it: s3://..., gs://..., a path
+);
 
 -- Live resources seen by inventory connectors (EC2/EBS tags, GCE labels). Grain: provider × resource.
 CREATE TABLE IF NOT EXISTS resources (
@@ -298,3 +305,6 @@ CREATE MACRO IF NOT EXISTS charge_kind_id(
     pricing_category, currency
 ) AS hash(source, provider, billing_period, billing_account_id, sub_account_id, service_name, charge_category,
           pricing_category, currency);
+
+-- The slot (table charge_files) of a charge's file.
+CREATE MACRO IF NOT EXISTS charge_slot(charge_id) AS charge_id // 4294967296;

@@ -7,8 +7,8 @@ WITH loaded AS (
     SELECT filename AS file, file_row_number + 1 AS row_no, identity_line_item_id, identity_time_interval,
            hash(identity_line_item_id, identity_time_interval) AS h
     FROM cur2_raw_full
-    WHERE $only IS NULL
-       OR strftime(timezone('UTC', TRY_CAST(bill_billing_period_start_date AS TIMESTAMPTZ)), '%Y-%m') = $only
+    WHERE CASE WHEN $only IS NULL THEN true  -- a CASE, so that the period is not worked out for every row
+               ELSE strftime(utc_time(TRY_CAST(bill_billing_period_start_date AS TIMESTAMPTZ)), '%Y-%m') = $only END
 ),
 suspects AS (
     SELECT h FROM loaded GROUP BY 1 HAVING count(*) > 1

@@ -71,7 +71,6 @@ class Charge:
             "effective_cost": self.cost if self.effective is None else self.effective,
             "list_cost": self.cost if self.list_cost is None else self.list_cost,
             "tags": json.dumps(self.tags, sort_keys=True),
-            "source_file": self.name,
             "source_row": 1,
             "row_identity": self.name,
         }
@@ -114,15 +113,18 @@ def warehouse() -> duckdb.DuckDBPyConnection:
 
 
 def add_charges(con: duckdb.DuckDBPyConnection, charges: list[Charge]) -> None:
-    """Insert the charges in order, numbered after those already there (as a load numbers them)."""
+    """Insert the charges in order, each as row 1 of a file named after it (as a load numbers them)."""
     for charge in charges:
         row = charge.row()
         columns = ", ".join(row)
         values = ", ".join(f"${name}" for name in row)
+        slot = (con.execute("SELECT coalesce(max(slot), 0) + 1 FROM charge_files").fetchone() or (1,))[0]
         con.execute(
-            f"INSERT INTO charges (charge_id, {columns}) "
-            f"SELECT (SELECT coalesce(max(charge_id), 0) + 1 FROM charges), {values}",
-            row,
+            "INSERT INTO charge_files VALUES ($slot, 'test', $name)", {"slot": slot, "name": charge.name}
+        )
+        con.execute(
+            f"INSERT INTO charges (charge_id, {columns}) VALUES ($slot * 4294967296 + 1, {values})",
+            {**row, "slot": slot},
         )
 
 

@@ -103,8 +103,12 @@ def nightly_warehouse(tmp_path_factory: pytest.TempPathFactory, demo_files: Path
 # A charge's id is a number given when it is loaded (schema.sql), so the same charges loaded in another
 # order, or into a warehouse with history, have other numbers: states compare what the number stands for
 # (source, file name, row).
-CHARGE_KEY = "concat_ws('|', c.source, regexp_extract(c.source_file, '[^/]*$'), c.source_row)"
+CHARGE_KEY = (
+    "concat_ws('|', c.source, regexp_extract((SELECT file FROM charge_files WHERE slot = charge_slot(c.charge_id)), "
+    "'[^/]*$'), c.source_row)"
+)
 KEYED_TABLES = {
+    "charge_files": "SELECT source, file FROM charge_files",
     "charges": f"SELECT * REPLACE ({CHARGE_KEY} AS charge_id) FROM charges c",
     "allocation_rows": f"SELECT a.* REPLACE ({CHARGE_KEY} AS charge_id) FROM allocation_rows a "
     "LEFT JOIN charges c USING (charge_id)",

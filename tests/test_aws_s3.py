@@ -34,7 +34,7 @@ def charges(project: Project, source_name: str) -> list[tuple]:
     try:
         return con.execute(
             """
-            SELECT * EXCLUDE (source, source_file) FROM charges WHERE source = $s ORDER BY charge_id
+            SELECT * EXCLUDE (source) FROM charges WHERE source = $s ORDER BY charge_id
             """,
             {"s": source_name},
         ).fetchall()
@@ -64,14 +64,14 @@ def test_cur2_from_s3_gives_the_same_charges_as_the_local_copy(
     )
     assert_ok(run("ingest"))
     from_s3 = duckdb.connect(str(project.root / "other.duckdb"), read_only=True)
-    rows_s3 = from_s3.execute("SELECT * EXCLUDE (source_file) FROM charges ORDER BY charge_id").fetchall()
-    files = {r[0] for r in from_s3.execute("SELECT DISTINCT source_file FROM charges").fetchall()}
+    rows_s3 = from_s3.execute("SELECT * FROM charges ORDER BY charge_id").fetchall()
+    files = {r[0] for r in from_s3.execute("SELECT file FROM charge_files").fetchall()}
     from_s3.close()
 
     project.write_config(source("cur", "aws-cur2", str(demo_files / "aws/cur/ml-cur2")))
     assert_ok(run("ingest"))
     local = duckdb.connect(str(project.warehouse), read_only=True)
-    rows_local = local.execute("SELECT * EXCLUDE (source_file) FROM charges ORDER BY charge_id").fetchall()
+    rows_local = local.execute("SELECT * FROM charges ORDER BY charge_id").fetchall()
     local.close()
 
     assert len(rows_s3) == 2269

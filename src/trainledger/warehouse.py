@@ -123,7 +123,8 @@ def _refuse_earlier_layout(con: Connection, path: Path) -> None:
     rather than a view over allocation_rows) is rebuilt, not patched: one `nightly` brings it all back."""
     earlier = con.execute(
         "SELECT 1 FROM information_schema.columns WHERE table_name = 'charges' AND column_name = 'charge_id' "
-        "AND data_type <> 'BIGINT' UNION ALL SELECT 1 FROM information_schema.tables "
+        "AND data_type <> 'BIGINT' UNION ALL SELECT 1 FROM information_schema.columns WHERE table_name = 'charges' "
+        "AND column_name = 'source_file' UNION ALL SELECT 1 FROM information_schema.tables "
         "WHERE table_name = 'allocations' AND table_type = 'BASE TABLE'"
     ).fetchall()
     if earlier:

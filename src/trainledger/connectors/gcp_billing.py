@@ -434,13 +434,8 @@ def _append(
         "WHERE NOT EXISTS (SELECT 1 FROM charges c WHERE c.source = s.source AND c.row_identity = s.row_identity)"
     )
     new = dict(con.execute(f"SELECT billing_period, count(*) FROM {STAGED}_new GROUP BY 1").fetchall())
-    staging.number_files(
-        con, [f for (f,) in con.execute(f"SELECT DISTINCT source_file FROM {STAGED}_new").fetchall()]
-    )
-    con.execute(
-        f"INSERT INTO charges BY NAME SELECT r.*, {staging.CHARGE_ID} AS charge_id FROM {STAGED}_new r "
-        "LEFT JOIN load_files f ON f.name = r.source_file"
-    )
+    names = [f for (f,) in con.execute(f"SELECT DISTINCT source_file FROM {STAGED}_new").fetchall()]
+    staging.insert_charges(con, source, f"{STAGED}_new", names, "true", {})
     periods = [
         r[0] for r in con.execute(f"SELECT DISTINCT billing_period FROM {STAGED} ORDER BY 1").fetchall()
     ]

@@ -164,15 +164,15 @@ def replace_period(
         ).fetchone()
         if not (staged_rows and staged_rows[0]):
             _refuse_empty(con, source, period, files)
-    number_files(con, files)
     con.execute(
         "DELETE FROM charges WHERE source = $source AND billing_period = $period",
         {"source": source, "period": period},
     )
+    insert_charges(con, source, rows, files, "r.billing_period = $period", values)
     con.execute(
-        f"INSERT INTO charges BY NAME SELECT r.*, {CHARGE_ID} AS charge_id FROM {rows} r "
-        "LEFT JOIN load_files f ON f.name = r.source_file WHERE r.billing_period = $period",
-        values,
+        "DELETE FROM charge_files WHERE source = $source "
+        "AND slot NOT IN (SELECT DISTINCT charge_slot(charge_id) FROM charges WHERE source = $source)",
+        {"source": source},
     )
     count, currencies, total = con.execute(
         "SELECT count(*), count(DISTINCT billing_currency), sum(billed_cost) FROM charges "
@@ -207,7 +207,7 @@ def replace_period(
 
 # A charge's id: its file's slot in this load (sequence charge_file_slots, schema.sql) x 2^32 + its row number
 # in the file. Rows come as (r, from the normalising query) joined to (f, temp table load_files).
-CHARGE_ID = (
+_CHARGE_ID = (
     "CASE WHEN f.slot IS NOT NULL AND r.source_row BETWEEN 0 AND 4294967295 "
     "THEN f.slot * 4294967296 + r.source_row "
     "ELSE error('cannot number row ' || coalesce(CAST(r.source_row AS VARCHAR), '?') || ' of ' "
@@ -215,15 +215,28 @@ CHARGE_ID = (
 )
 
 
-def number_files(con: Connection, names: Iterable[str]) -> None:
-    """Give every file of a load a fresh slot (temp table ``load_files``) for its charges' ids.
+def insert_charges(
+    con: Connection, source: str, rows: str, files: Iterable[str], where: str, params: dict[str, Any]
+) -> None:
+    """Insert normalised rows (``rows``: a table name or a parenthesised query, with ``source_file`` and
+    ``source_row``) that satisfy ``where`` into charges, each numbered by its file and row; the files go
+    to ``charge_files`` once each rather than on every charge (at 10M rows, 0.3 s of writing).
 
     Slots come from a sequence, so an id is never given twice, even after its period was replaced.
     """
     con.execute(
         "CREATE OR REPLACE TEMP TABLE load_files AS SELECT name, nextval('charge_file_slots') AS slot "
         "FROM (SELECT DISTINCT unnest(CAST($names AS VARCHAR[])) AS name ORDER BY name)",
-        {"names": sorted(set(names))},
+        {"names": sorted(set(files))},
+    )
+    con.execute(
+        "INSERT INTO charge_files SELECT slot, $source, name FROM load_files ORDER BY slot",
+        {"source": source},
+    )
+    con.execute(
+        f"INSERT INTO charges BY NAME SELECT r.* EXCLUDE (source_file), {_CHARGE_ID} AS charge_id "
+        f"FROM {rows} r LEFT JOIN load_files f ON f.name = r.source_file WHERE {where}",
+        params,
     )
 
 
