@@ -308,3 +308,8 @@ CREATE MACRO IF NOT EXISTS charge_kind_id(
 
 -- The slot (table charge_files) of a charge's file.
 CREATE MACRO IF NOT EXISTS charge_slot(charge_id) AS charge_id // 4294967296;
+
+-- A time as read from a bill, or NULL when it is not one: unparsable, or infinite (which no charge is,
+-- and which utc_time would turn into NULL).
+CREATE MACRO IF NOT EXISTS finite_time(x) AS
+    CASE WHEN isfinite(TRY_CAST(x AS TIMESTAMPTZ)) THEN TRY_CAST(x AS TIMESTAMPTZ) END;

@@ -13,10 +13,10 @@ WITH typed AS (
         file_row_number + 1 AS row_no,
         *,
         TRY_CAST(line_item_unblended_cost AS DOUBLE) AS unblended,
-        TRY_CAST(bill_billing_period_start_date AS TIMESTAMPTZ) AS period_start,
-        TRY_CAST(bill_billing_period_end_date AS TIMESTAMPTZ) AS period_end,
-        TRY_CAST(line_item_usage_start_date AS TIMESTAMPTZ) AS usage_start,
-        TRY_CAST(line_item_usage_end_date AS TIMESTAMPTZ) AS usage_end
+        finite_time(bill_billing_period_start_date) AS period_start,
+        finite_time(bill_billing_period_end_date) AS period_end,
+        finite_time(line_item_usage_start_date) AS usage_start,
+        finite_time(line_item_usage_end_date) AS usage_end
     FROM cur2_raw_full
 ),
 suspects AS MATERIALIZED (

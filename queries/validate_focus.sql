@@ -9,10 +9,10 @@ WITH raw AS (
 typed AS (
     SELECT
         *,
-        TRY_CAST(CAST(BillingPeriodStart AS VARCHAR) AS TIMESTAMPTZ) AS bp_start,
-        TRY_CAST(CAST(BillingPeriodEnd AS VARCHAR) AS TIMESTAMPTZ) AS bp_end,
-        TRY_CAST(CAST(ChargePeriodStart AS VARCHAR) AS TIMESTAMPTZ) AS cp_start,
-        TRY_CAST(CAST(ChargePeriodEnd AS VARCHAR) AS TIMESTAMPTZ) AS cp_end
+        finite_time(CAST(BillingPeriodStart AS VARCHAR)) AS bp_start,
+        finite_time(CAST(BillingPeriodEnd AS VARCHAR)) AS bp_end,
+        finite_time(CAST(ChargePeriodStart AS VARCHAR)) AS cp_start,
+        finite_time(CAST(ChargePeriodEnd AS VARCHAR)) AS cp_end
     FROM raw
 )
 SELECT file, row_no, column_name, problem

@@ -118,7 +118,7 @@ def add_charges(con: duckdb.DuckDBPyConnection, charges: list[Charge]) -> None:
         row = charge.row()
         columns = ", ".join(row)
         values = ", ".join(f"${name}" for name in row)
-        slot = (con.execute("SELECT coalesce(max(slot), 0) + 1 FROM charge_files").fetchone() or (1,))[0]
+        slot = (con.execute("SELECT nextval('charge_file_slots')").fetchone() or (1,))[0]
         con.execute(
             "INSERT INTO charge_files VALUES ($slot, 'test', $name)", {"slot": slot, "name": charge.name}
         )

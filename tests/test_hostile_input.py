@@ -393,6 +393,22 @@ CASES = [
     ),
     Case("focus-mixed-currencies", _focus("mixed-currencies.csv"), Handled(_mixed_currencies_reported_apart)),
     Case(
+        "focus-charge-ends-at-infinity",
+        _focus("charge-end-infinite.csv"),
+        Refused(
+            "{focus}, row 2, column ChargePeriodEnd: expected a timestamp not before ChargePeriodStart, "
+            "got 'infinity'"
+        ),
+    ),
+    Case(
+        "cur2-usage-ends-at-infinity",
+        _cell(6, "line_item_usage_end_date", "infinity"),
+        Refused(
+            "{cur}, row 6, column line_item_usage_end_date: expected a timestamp not before "
+            "line_item_usage_start_date, got 'infinity'"
+        ),
+    ),
+    Case(
         "focus-charge-ends-before-it-starts",
         _focus("charge-end-before-start.csv"),
         Refused(

@@ -159,3 +159,34 @@ def test_late_focus_rows_land_once(site: Site) -> None:
     assert site.query("SELECT sum(billed_cost) FROM allocations WHERE source = 'vendor'") == [
         (Decimal("15.00"),)
     ]
+
+
+def test_report_files_without_a_manifest_are_not_loaded_again_unchanged(
+    run, project: Project, tmp_path: Path, demo_files: Path
+) -> None:
+    """A legacy CUR file without a manifest is read each night to learn its periods; a period it already
+    gave keeps its charges (and their ids), so the allocations kept as unchanged still name them."""
+    generate.write_cur_legacy_month(tmp_path / "legacy")
+    loose = tmp_path / "ml-cur-1.csv.gz"
+    shutil.copy(next((tmp_path / "legacy").rglob("ml-cur-1.csv.gz")), loose)
+    project.write_config(
+        f'[[sources]]\nname = "loose"\nkind = "aws-cur"\nuri = "{loose}"\n'
+        f'[experiments]\nuri = "{demo_files / "experiments.jsonl"}"\n'
+    )
+    assert run("nightly").exit_code in (0, 2)
+    again = run("--verbose", "nightly")
+    assert again.exit_code in (0, 2), again.stderr
+    assert "loose 2026-11: unchanged, skipped" in again.stderr
+    con = duckdb.connect(str(project.warehouse), read_only=True)
+    try:
+        orphans = con.execute(
+            "SELECT count(*) FROM allocation_rows a WHERE NOT EXISTS "
+            "(SELECT 1 FROM charges c WHERE c.charge_id = a.charge_id)"
+        ).fetchone()
+        shares = con.execute("SELECT count(*) FROM allocations").fetchone()
+    finally:
+        con.close()
+    assert orphans == (0,)
+    assert shares is not None and shares[0] > 0
+    assert run("export", "--period", "2026-11", "--format", "focus", "--out", "f.csv").exit_code == 0
+    assert len((project.root / "f.csv").read_text(encoding="utf-8").splitlines()) > 1

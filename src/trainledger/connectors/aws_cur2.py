@@ -249,13 +249,20 @@ def load_period(
             f"SELECT DISTINCT billing_period FROM ({normalize}) ORDER BY 1", params
         ).fetchall()
         periods = [p for (p,) in found if only in (None, p)]
-    results = [
-        staging.replace_period(
-            con, source=source, period=p, select=normalize, params=params, version=version, files=shown
+    results, replaced = [], []
+    for p in periods:
+        if period is None and staging.known_version(con, source, p) == version:
+            # Files without a manifest are read to learn their periods; a period they already gave is kept.
+            reporter.detail(f"{source} {p}: unchanged, skipped")
+            results.append(IngestResult(source, p, 0, skipped=True, version=version))
+            continue
+        results.append(
+            staging.replace_period(
+                con, source=source, period=p, select=normalize, params=params, version=version, files=shown
+            )
         )
-        for p in periods
-    ]
-    loaded = {"source": source, "periods": periods}
+        replaced.append(p)
+    loaded = {"source": source, "periods": replaced}
     for kind, count, billed in con.execute(queries.load("cur_unknown_line_item_types"), loaded).fetchall():
         reporter.warn(
             f"{source}: {count} line item(s) of unknown type {kind!r} (billed {fmt(billed)}) carried as Adjustment"

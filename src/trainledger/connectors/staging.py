@@ -70,7 +70,8 @@ def number_rows(con: Connection, text_view: str, table: str) -> None:
 
     Read once, because every query over a CSV view reads and sniffs the files again. ``row_number()
     OVER ()`` streams in scan order, which DuckDB keeps for a multi-file scan; numbering by ``PARTITION BY
-    filename`` alone would reorder rows, and charge ids and error locations must not change between runs.
+    filename`` alone would reorder rows, and row numbers (in errors, in ``source_row``) must not change between
+    runs.
     """
     _drop_temp(con, table)
     con.execute(
@@ -168,6 +169,8 @@ def replace_period(
         "DELETE FROM charges WHERE source = $source AND billing_period = $period",
         {"source": source, "period": period},
     )
+    # The period's charges get new ids, so its allocations must be made again, even for the same content.
+    con.execute("DELETE FROM step_inputs WHERE step = 'attribution'")
     insert_charges(con, source, rows, files, "r.billing_period = $period", values)
     con.execute(
         "DELETE FROM charge_files WHERE source = $source "
@@ -260,7 +263,7 @@ def known_version(con: Connection, source: str, period: str) -> str | None:
 def show_files_as(con: Connection, view: str, names: dict[str, str] | None) -> None:
     """Make ``view``'s ``filename`` column read as the original location (``s3://...``), not the cache path.
 
-    Charges keep ``source_file`` and errors name the file, so both should point where the user can look.
+    ``charge_files`` keeps the name and errors show it, so both should point where the user can look.
     """
     if not names:
         return
