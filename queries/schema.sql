@@ -306,7 +306,10 @@ CREATE MACRO IF NOT EXISTS charge_kind_id(
 ) AS hash(source, provider, billing_period, billing_account_id, sub_account_id, service_name, charge_category,
           pricing_category, currency);
 
--- The slot (table charge_files) of a charge's file.
+-- A charge's id from its file's slot (table charge_files) and its row number in the file, and back:
+-- slot x 2^32 + row. NULL for a row number that does not fit in 32 bits.
+CREATE MACRO IF NOT EXISTS charge_number(slot, source_row) AS
+    CASE WHEN source_row BETWEEN 0 AND 4294967295 THEN slot * 4294967296 + source_row END;
 CREATE MACRO IF NOT EXISTS charge_slot(charge_id) AS charge_id // 4294967296;
 
 -- A time as read from a bill, or NULL when it is not one: unparsable, or infinite (which no charge is,

@@ -123,7 +123,7 @@ def add_charges(con: duckdb.DuckDBPyConnection, charges: list[Charge]) -> None:
             "INSERT INTO charge_files VALUES ($slot, 'test', $name)", {"slot": slot, "name": charge.name}
         )
         con.execute(
-            f"INSERT INTO charges (charge_id, {columns}) VALUES ($slot * 4294967296 + 1, {values})",
+            f"INSERT INTO charges (charge_id, {columns}) VALUES (charge_number($slot, 1), {values})",
             {**row, "slot": slot},
         )
 

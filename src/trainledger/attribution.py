@@ -8,9 +8,9 @@ resource's timeline cut into segments with what a charge inside one segment gets
 ``attribute_classes``, ``attribute_segments``), the placement of every charge (``attribute_place``): most
 are placed whole, by their tags or on the one run they lie under, in one streaming insert
 (``attribute_allocate_placed``); the few that a window boundary cuts or several runs share are held
-there as share 0 and read back (``attribute_split_set``) to get time segments and exact shares (``attribute_windows``,
-``attribute_allocate_whole``, ``attribute_allocate``); with ``shared = "proportional"`` shared charges
-are then spread (``attribute_spread``, then ``attribute_allocate`` again).
+there as share 0 and read back (``attribute_split_set``) to get time segments and exact shares
+(``attribute_windows``, ``attribute_allocate_whole``, ``attribute_allocate``); with ``shared =
+"proportional"`` shared charges are then spread (``attribute_spread``, then ``attribute_allocate`` again).
 """
 
 from __future__ import annotations

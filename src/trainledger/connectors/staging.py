@@ -153,18 +153,12 @@ def replace_period(
     The rows are the table ``staged``, or come from ``select`` (with ``params``) straight from the files,
     so that a big month streams into the warehouse instead of being held in a temporary table first. A
     restatement replaces the period whole, so late rows land once. An empty restatement of a period the
-    warehouse holds is refused: a cut-short delivery must not erase a month (with ``select``, that is
-    found after the swap, which the caller's transaction then undoes).
+    warehouse holds is refused: a cut-short delivery must not erase a month (it is found after the swap,
+    which the caller's transaction then undoes).
     """
     assert (staged is None) != (select is None)
     rows = f"({select})" if select is not None else f'"{staged}"'
     values = {**(params or {}), "period": period}
-    if select is None:
-        staged_rows = con.execute(
-            f"SELECT count(*) FROM {rows} WHERE billing_period = $period", {"period": period}
-        ).fetchone()
-        if not (staged_rows and staged_rows[0]):
-            _refuse_empty(con, source, period, files)
     con.execute(
         "DELETE FROM charges WHERE source = $source AND billing_period = $period",
         {"source": source, "period": period},
@@ -182,8 +176,12 @@ def replace_period(
         "WHERE source = $source AND billing_period = $period",
         {"source": source, "period": period},
     ).fetchone() or (0, 0, None)
-    if not count:
-        _refuse_empty(con, source, period, files)
+    if not count and known_version(con, source, period) is not None:
+        where = files[0] if len(files) == 1 else f"{len(files)} files"
+        raise InputError(
+            f"{where}: no line items for billing period {period}; expected the restated period's rows "
+            "(an empty delivery would erase the period, which is kept as it was)"
+        )
     if currencies > 1:
         total = None  # currencies are never added; the run ledger keeps the total per currency
     con.execute(
@@ -208,13 +206,12 @@ def replace_period(
     )
 
 
-# A charge's id: its file's slot in this load (sequence charge_file_slots, schema.sql) x 2^32 + its row number
-# in the file. Rows come as (r, from the normalising query) joined to (f, temp table load_files).
+# A charge's id from its file's slot in this load and its row (charge_number, schema.sql). Rows come as
+# (r, from the normalising query) joined to (f, temp table load_files).
 _CHARGE_ID = (
-    "CASE WHEN f.slot IS NOT NULL AND r.source_row BETWEEN 0 AND 4294967295 "
-    "THEN f.slot * 4294967296 + r.source_row "
-    "ELSE error('cannot number row ' || coalesce(CAST(r.source_row AS VARCHAR), '?') || ' of ' "
-    "|| coalesce(r.source_file, '?') || ': not a file of this load, or beyond 2^32 rows') END"
+    "coalesce(charge_number(f.slot, r.source_row), error('cannot number row ' "
+    "|| coalesce(CAST(r.source_row AS VARCHAR), '?') || ' of ' || coalesce(r.source_file, '?') "
+    "|| ': not a file of this load, or beyond 2^32 rows'))"
 )
 
 
@@ -241,15 +238,6 @@ def insert_charges(
         f"FROM {rows} r LEFT JOIN load_files f ON f.name = r.source_file WHERE {where}",
         params,
     )
-
-
-def _refuse_empty(con: Connection, source: str, period: str, files: Sequence[str]) -> None:
-    if known_version(con, source, period) is not None:
-        where = files[0] if len(files) == 1 else f"{len(files)} files"
-        raise InputError(
-            f"{where}: no line items for billing period {period}; expected the restated period's rows "
-            "(an empty delivery would erase the period, which is kept as it was)"
-        )
 
 
 def known_version(con: Connection, source: str, period: str) -> str | None:
