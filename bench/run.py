@@ -28,7 +28,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 
-# Every column normalize_cur2.sql and validate_cur2.sql read.
+# Every column ingest/normalize_cur2.sql and ingest/validate_cur2.sql read.
 READ_COLUMNS = (
     "identity_line_item_id, identity_time_interval, bill_billing_period_start_date, bill_billing_period_end_date, "
     "bill_payer_account_id, line_item_usage_account_id, line_item_line_item_type, line_item_unblended_cost, "
@@ -198,15 +198,17 @@ class _Timed:
 
 def profile(rows: int, data: Path, top: int = 8) -> str:
     """Each step again, in this process, every SQL statement timed; the slowest per step."""
-    from trainledger import config as config_module
-    from trainledger import export, pipeline, warehouse
-    from trainledger.reporter import Silent
+    from trainledger.core import config as config_module
+    from trainledger.core.reporter import Silent
+    from trainledger.outputs import export
+    from trainledger.pipeline import jobs
+    from trainledger.warehouse import connection
 
     run, _ = prepare(rows, data)
     os.chdir(run)
     config = config_module.load(None, None)
     timings: list[tuple[float, str]] = []
-    opened = pipeline.open_warehouse
+    opened = jobs.open_warehouse
 
     @contextmanager
     def timed(*args: Any, **kwargs: Any) -> Iterator[Any]:
@@ -215,11 +217,11 @@ def profile(rows: int, data: Path, top: int = 8) -> str:
 
     lines = [f"profile, {rows:,} rows (seconds per SQL statement, slowest first)"]
     steps = {
-        "ingest": lambda: pipeline.ingest(config, Silent()),
-        "attribute": lambda: pipeline.attribute(config, Silent()),
-        "export": lambda: _export(config, timings, warehouse, export),
+        "ingest": lambda: jobs.ingest(config, Silent()),
+        "attribute": lambda: jobs.attribute(config, Silent()),
+        "export": lambda: _export(config, timings, connection, export),
     }
-    pipeline.open_warehouse = timed  # type: ignore[assignment]
+    jobs.open_warehouse = timed  # type: ignore[assignment]
     try:
         for name, step in steps.items():
             timings.clear()
@@ -230,12 +232,12 @@ def profile(rows: int, data: Path, top: int = 8) -> str:
             )
             lines += [f"  {t:7.2f}  {sql}" for t, sql in sorted(timings, reverse=True)[:top]]
     finally:
-        pipeline.open_warehouse = opened  # type: ignore[assignment]
+        jobs.open_warehouse = opened  # type: ignore[assignment]
     return "\n".join(lines)
 
 
-def _export(config: Any, timings: list[tuple[float, str]], warehouse: Any, export: Any) -> None:
-    with warehouse.open_warehouse(config, write=False) as con:
+def _export(config: Any, timings: list[tuple[float, str]], connection: Any, export: Any) -> None:
+    with connection.open_warehouse(config, write=False) as con:
         export.export_csv(_Timed(con, timings), "2026-11")
 
 

@@ -15,9 +15,10 @@ from typing import Any
 
 import duckdb
 
-from trainledger import attribution, queries
-from trainledger.config import Config
-from trainledger.reporter import Silent
+from trainledger.attribution import allocations
+from trainledger.core import queries
+from trainledger.core.config import Config
+from trainledger.core.reporter import Silent
 
 T0 = datetime(2026, 11, 10)
 PERIOD = "2026-11"
@@ -108,7 +109,7 @@ def warehouse() -> duckdb.DuckDBPyConnection:
     """An empty in-memory warehouse with the real schema."""
     con = duckdb.connect(":memory:")
     con.execute("SET TimeZone = 'UTC'")
-    con.execute(queries.load("schema"))
+    con.execute(queries.load("schema/warehouse"))
     return con
 
 
@@ -165,7 +166,7 @@ def attribute(
     con = con or warehouse()
     add_charges(con, charges)
     add_experiments(con, list(experiments))
-    attribution.attribute(con, Config.model_validate({"allocation": {"shared": shared}}), Silent())
+    allocations.attribute(con, Config.model_validate({"allocation": {"shared": shared}}), Silent())
     return con
 
 

@@ -100,9 +100,9 @@ def nightly_warehouse(tmp_path_factory: pytest.TempPathFactory, demo_files: Path
     return proj
 
 
-# A charge's id is a number given when it is loaded (schema.sql), so the same charges loaded in another
-# order, or into a warehouse with history, have other numbers: states compare what the number stands for
-# (source, file name, row).
+# A charge's id is a number given when it is loaded (queries/schema/warehouse.sql), so the same charges
+# loaded in another order, or into a warehouse with history, have other numbers: states compare what the
+# number stands for (source, file name, row).
 CHARGE_KEY = (
     "concat_ws('|', c.source, regexp_extract((SELECT file FROM charge_files WHERE slot = charge_slot(c.charge_id)), "
     "'[^/]*$'), c.source_row)"

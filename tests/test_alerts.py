@@ -10,7 +10,7 @@ from click.testing import Result
 
 from conftest import Project
 from fakes import http_server, posted_json, webhook
-from trainledger import alerts
+from trainledger.outputs import alerts
 
 SECRET_PATH = "/services/T0001/B0002/s3cr3t-token"
 

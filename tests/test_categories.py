@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from trainledger.categories import Categorizer
-from trainledger.config import CategoriesConfig
-from trainledger.errors import ConfigError
+from trainledger.attribution.categories import Categorizer
+from trainledger.core.config import CategoriesConfig
+from trainledger.core.errors import ConfigError
 
 # (service name, usage type or GCP SKU description, category). AWS names from CUR `product_name` and
 # `line_item_usage_type`; GCP from the billing export's service.description and sku.description.

@@ -20,7 +20,7 @@ from trainledger.cli import cli
 # run ingests; an unchanged night skips attribution).
 HOLDING_DRIVER = """
 import pathlib, sys, time
-import trainledger.pipeline as pipeline
+import trainledger.pipeline.jobs as pipeline
 
 original = pipeline.ingest_sources
 root = pathlib.Path(sys.argv[1])

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from trainledger import config
-from trainledger.errors import ConfigError
+from trainledger.core import config
+from trainledger.core.errors import ConfigError
 
 
 def load_text(tmp_path: Path, text: str) -> config.Config:
@@ -74,7 +74,7 @@ def test_starter_config_is_valid(tmp_path: Path) -> None:
 
 
 def test_the_warehouse_works_within_its_memory_limit(tmp_path: Path) -> None:
-    from trainledger.warehouse import open_warehouse
+    from trainledger.warehouse.connection import open_warehouse
 
     cfg = load_text(tmp_path, "[warehouse]\nmemory_limit = '512MiB'\nthreads = 1\n")
     with open_warehouse(cfg, write=True) as con:

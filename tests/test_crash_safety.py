@@ -140,10 +140,13 @@ def assert_next_run_is_correct(root: Path, scene: dict[str, object], runs_before
 
 KILL_POINTS = [
     ("trainledger.connectors.staging.replace_period", "after"),  # the month's charges swapped, uncommitted
-    ("trainledger.experiments.load", "after"),  # the experiment log reloaded
-    ("trainledger.attribution.attribute", "before"),
-    ("trainledger.attribution.attribute", "after"),  # allocations recomputed
-    ("trainledger.runledger.write", "after"),  # the run's own ledger row written, just before COMMIT
+    ("trainledger.experiments.loader.load", "after"),  # the experiment log reloaded
+    ("trainledger.attribution.allocations.attribute", "before"),
+    ("trainledger.attribution.allocations.attribute", "after"),  # allocations recomputed
+    (
+        "trainledger.warehouse.run_ledger.write",
+        "after",
+    ),  # the run's own ledger row written, just before COMMIT
 ]
 
 
@@ -170,7 +173,7 @@ def test_a_run_killed_before_its_commit_leaves_no_trace(
 def test_a_kill_racing_the_commit_leaves_before_or_after(scene: dict[str, object], tmp_path: Path) -> None:
     root = tonight_project(scene, tmp_path)
     before = data_state(root)
-    killed = killed_nightly(root, "trainledger.pipeline.transaction", "racing-commit")
+    killed = killed_nightly(root, "trainledger.pipeline.jobs.transaction", "racing-commit")
     assert killed.returncode == -signal.SIGKILL, killed.stderr
     assert data_state(root) in (before, scene["expected_state"])
     assert_next_run_is_correct(
@@ -201,7 +204,7 @@ def test_a_kill_while_writing_the_export_leaves_the_old_export_whole(
 
 def test_a_first_run_killed_leaves_an_empty_warehouse(scene: dict[str, object], tmp_path: Path) -> None:
     root = tonight_project(scene, tmp_path, with_history=False)
-    killed = killed_nightly(root, "trainledger.attribution.attribute", "after")
+    killed = killed_nightly(root, "trainledger.attribution.allocations.attribute", "after")
     assert killed.returncode == -signal.SIGKILL, killed.stderr
     assert all(rows == [] for rows in warehouse_state(root / WAREHOUSE, ledger=True).values())
     # Owner-only, and so is the write-ahead log the kill left (it holds the schema DuckDB wrote).

@@ -7,8 +7,8 @@ from decimal import Decimal
 import duckdb
 import pytest
 
-from trainledger.config import EstimatorConfig
-from trainledger.errors import InputError
+from trainledger.core.config import EstimatorConfig
+from trainledger.core.errors import InputError
 from trainledger.estimate import Catalog, estimate
 from trainledger.estimate.gpus import canonical_gpu
 

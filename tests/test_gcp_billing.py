@@ -21,12 +21,12 @@ import pytest
 import generate_gcp
 from conftest import Project
 from gcp_fakes import BigQueryFake, Table, _timestamp_param, storage_emulator
-from trainledger import config as config_module
-from trainledger import pipeline
-from trainledger.categories import Categorizer
-from trainledger.config import CategoriesConfig, Config
-from trainledger.errors import InputError, SourceError
-from trainledger.reporter import Silent
+from trainledger.attribution.categories import Categorizer
+from trainledger.core import config as config_module
+from trainledger.core.config import CategoriesConfig, Config
+from trainledger.core.errors import InputError, SourceError
+from trainledger.core.reporter import Silent
+from trainledger.pipeline import jobs
 
 TABLE = generate_gcp.TABLE
 NOVEMBER_NET = Decimal("14691.21")  # cost + credits of invoice month 202611: whole cents (rounding line)
@@ -63,7 +63,7 @@ def make_config(tmp_path: Path, source: str) -> Config:
 
 def pull(config: Config, period: str | None = None) -> dict[str | None, int]:
     """New rows per billing period from one `ingest`."""
-    summary = pipeline.ingest(config, Silent(), None, period)
+    summary = jobs.ingest(config, Silent(), None, period)
     return {r.period: r.rows for r in summary.ingested}
 
 
@@ -315,7 +315,7 @@ def test_resource_labels_override_project_labels_and_system_labels_are_kept(load
 def test_gpu_disk_storage_and_egress_land_in_their_cost_categories(tmp_path: Path, loaded: Config) -> None:
     shutil.copy(loaded.warehouse_path(), tmp_path / "ledger.duckdb")
     config = config_module.parse(f'[warehouse]\npath = "{tmp_path / "ledger.duckdb"}"\n', "t.toml", tmp_path)
-    pipeline.attribute(config, Silent())
+    jobs.attribute(config, Silent())
     assert query(
         config,
         "SELECT c.usage_type, k.cost_category FROM charges c JOIN charge_categories k "
@@ -402,9 +402,9 @@ def test_gs_exports_are_read_through_the_storage_api(
         bucket.blob("gcp/november/README.txt").upload_from_string("not an export")
         config = make_config(tmp_path, 'uri = "gs://ml-billing-exports/gcp/november"\ncache_dir = "cache"')
         reporter = Silent()
-        summary = pipeline.ingest(config, reporter)
+        summary = jobs.ingest(config, reporter)
         again = Silent()
-        pipeline.ingest(config, again)
+        jobs.ingest(config, again)
     assert {r.period: r.rows for r in summary.ingested} == {"2026-11": 399, "2026-12": 1}
     cached = sorted(
         p.name for p in (tmp_path / "cache" / "ml-billing-exports" / "gcp" / "november").iterdir()

@@ -13,12 +13,12 @@ import pytest
 
 import generate_gcp
 from gcp_fakes import CatalogFake, ComputeFake
-from trainledger import config as config_module
-from trainledger import pipeline
-from trainledger.config import Config
 from trainledger.connectors.gcp_catalog import gpu_type, money
-from trainledger.errors import SourceError
-from trainledger.reporter import Silent
+from trainledger.core import config as config_module
+from trainledger.core.config import Config
+from trainledger.core.errors import SourceError
+from trainledger.core.reporter import Silent
+from trainledger.pipeline import jobs
 
 COMPUTE_ENGINE = "6F81-5844-456A"
 
@@ -59,7 +59,7 @@ def test_catalog_gpu_prices_are_exact_and_typed(tmp_path: Path, catalog: Catalog
     config = make_config(
         tmp_path, f'[[sources]]\nname = "catalog"\nkind = "gcp-catalog"\napi_endpoint = "{catalog.url}"\n'
     )
-    summary = pipeline.ingest(config, Silent())
+    summary = jobs.ingest(config, Silent())
     assert [(r.source, r.rows) for r in summary.ingested] == [("catalog", 12)]
     assert query(
         config,
@@ -93,9 +93,9 @@ def test_a_second_fetch_replaces_the_price_sheet(tmp_path: Path, catalog: Catalo
     config = make_config(
         tmp_path, f'[[sources]]\nname = "catalog"\nkind = "gcp-catalog"\napi_endpoint = "{catalog.url}"\n'
     )
-    pipeline.ingest(config, Silent())
+    jobs.ingest(config, Silent())
     catalog.skus[COMPUTE_ENGINE] = generate_gcp.catalog_skus()[:1]
-    pipeline.ingest(config, Silent())
+    jobs.ingest(config, Silent())
     assert query(config, "SELECT description, price_per_unit FROM prices") == [
         ("Nvidia H100 80GB GPU running in Americas", Decimal("9.798"))
     ]
@@ -138,7 +138,7 @@ def test_instances_land_in_resources_with_every_name_the_bill_or_a_person_may_us
     tmp_path: Path, compute: ComputeFake
 ) -> None:
     config = make_config(tmp_path, labels_source("gce", "math-reasoner-rl", compute.url))
-    summary = pipeline.ingest(config, Silent())
+    summary = jobs.ingest(config, Silent())
     assert [(r.source, r.rows) for r in summary.ingested] == [("gce", 2)]
     rows = query(config, "SELECT resource_id, aliases, tags, region_id FROM resources ORDER BY resource_id")
     assert rows == [
@@ -169,12 +169,12 @@ def test_instances_land_in_resources_with_every_name_the_bill_or_a_person_may_us
 
 def test_a_relabelled_instance_keeps_its_first_seen(tmp_path: Path, compute: ComputeFake) -> None:
     config = make_config(tmp_path, labels_source("gce", "math-reasoner-rl", compute.url))
-    pipeline.ingest(config, Silent())
+    jobs.ingest(config, Silent())
     compute.instances["math-reasoner-rl"][1] = {
         **compute.instances["math-reasoner-rl"][1],
         "labels": {"phase": "train"},
     }
-    pipeline.ingest(config, Silent())
+    jobs.ingest(config, Silent())
     ((tags, first, last),) = query(
         config,
         "SELECT tags, first_seen, last_seen FROM resources WHERE list_contains(aliases, 'mr-eval-l4-01')",
@@ -185,7 +185,7 @@ def test_a_relabelled_instance_keeps_its_first_seen(tmp_path: Path, compute: Com
 def test_missing_compute_permission_is_one_line(tmp_path: Path, compute: ComputeFake) -> None:
     config = make_config(tmp_path, labels_source("gce", "locked-down", compute.url))
     with pytest.raises(SourceError) as err:
-        pipeline.ingest(config, Silent())
+        jobs.ingest(config, Silent())
     assert str(err.value) == (
         "source 'gce': listing Compute Engine instances of project locked-down: permission denied (403: "
         "Required 'compute.instances.list' permission for 'projects/locked-down'); the caller needs "
@@ -204,8 +204,8 @@ def test_inventory_labels_place_charges_the_bill_shows_unlabelled(
         f'[[sources]]\nname = "gcp"\nkind = "gcp-billing"\nuri = "{exports}"\n\n'
         + labels_source("gce-shared", "ml-platform-shared", compute.url),
     )
-    pipeline.ingest(config, Silent())
-    pipeline.attribute(config, Silent())
+    jobs.ingest(config, Silent())
+    jobs.attribute(config, Silent())
     assert query(
         config,
         "SELECT a.rule, a.project, a.phase, a.method, count(*), sum(a.effective_cost) FROM allocations a "
@@ -221,7 +221,7 @@ def test_no_credentials_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "missing-key.json"))
     config = make_config(tmp_path, '[[sources]]\nname = "catalog"\nkind = "gcp-catalog"\n')
     with pytest.raises(SourceError) as err:
-        pipeline.ingest(config, Silent())
+        jobs.ingest(config, Silent())
     assert str(err.value) == (
         f"source 'catalog': reading the Cloud Billing Catalog: no Google credentials (File "
         f"{tmp_path / 'missing-key.json'} was not found.); run `gcloud auth application-default login` or "

@@ -11,8 +11,8 @@ from decimal import Decimal as D
 import pytest
 
 from bills import Charge, Experiment, Window, at, attribute, by_name
-from trainledger import queries
-from trainledger.errors import InvariantViolation
+from trainledger.core import queries
+from trainledger.core.errors import InvariantViolation
 
 BILL = [
     Charge("whole", D("10.00"), at(0), at(1), "i-1", tags={"user_cost_label": "qwen-coder-train-sft"}),
@@ -51,7 +51,7 @@ def test_the_bill_attributes_cleanly_on_all_three_paths() -> None:
 def test_a_charge_placed_whole_with_the_wrong_cost_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     broken(
         monkeypatch,
-        "attribute_allocate_placed",
+        "attribute/allocate_placed",
         "billed_cost, effective_cost",
         "billed_cost + 1, effective_cost",
     )
@@ -65,7 +65,7 @@ def test_a_charge_placed_whole_with_the_wrong_cost_is_refused(monkeypatch: pytes
 def test_a_charge_placed_twice_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     broken(
         monkeypatch,
-        "attribute_allocate_placed",
+        "attribute/allocate_placed",
         "FROM placed_charges($periods)",
         "FROM (SELECT * FROM placed_charges($periods) "
         "UNION ALL SELECT * FROM placed_charges($periods) WHERE charge_id = (SELECT charge_id FROM charges WHERE row_identity = 'run'))",
@@ -77,7 +77,7 @@ def test_a_charge_placed_twice_is_refused(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_a_split_that_loses_a_unit_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    broken(monkeypatch, "attribute_allocate", "CASE WHEN b_rank <= b_left THEN 1 ELSE 0 END", "0")
+    broken(monkeypatch, "attribute/allocate", "CASE WHEN b_rank <= b_left THEN 1 ELSE 0 END", "0")
     bill = [Charge("thirds", D("10.00"), at(0), at(1), "i-1")]
     log = [Experiment(f"e{i}", "qwen-coder", windows=[Window("i-1", at(0), at(1))]) for i in range(3)]
     with pytest.raises(
@@ -90,7 +90,7 @@ def test_a_split_that_loses_a_unit_is_refused(monkeypatch: pytest.MonkeyPatch) -
 def test_an_allocation_without_its_charge_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     broken(
         monkeypatch,
-        "attribute_allocate_placed",
+        "attribute/allocate_placed",
         "FROM placed_charges($periods)",
         "FROM (SELECT * FROM placed_charges($periods) UNION ALL SELECT * REPLACE (-1 AS charge_id) "
         "FROM placed_charges($periods) WHERE charge_id = (SELECT charge_id FROM charges WHERE row_identity = 'whole'))",

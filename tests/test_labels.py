@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from trainledger.config import LabelsConfig
-from trainledger.labels import LabelScheme, canonical_key
+from trainledger.attribution.labels import LabelScheme, canonical_key
+from trainledger.core.config import LabelsConfig
 
 SCHEME = LabelScheme(LabelsConfig())
 

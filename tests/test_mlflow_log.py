@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from conftest import Project
-from trainledger import config as config_module
-from trainledger import mlflow_log
-from trainledger.reporter import Silent
+from trainledger.core import config as config_module
+from trainledger.core.reporter import Silent
+from trainledger.experiments import mlflow_log
 
 mlflow = pytest.importorskip("mlflow", reason="the mlflow extra is not installed")
 

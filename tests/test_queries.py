@@ -7,7 +7,7 @@ import pytest
 import generate_gcp
 from conftest import Project
 from focus_files import FOCUS_CONFIG, write_focus
-from trainledger import queries
+from trainledger.core import queries
 
 
 def test_every_query_file_is_used_by_the_commands(
@@ -47,4 +47,4 @@ def test_every_query_file_is_used_by_the_commands(
     (project.root / "experiments.jsonl").write_text("", encoding="utf-8")
     assert run("nightly").exit_code == 0
     # Only a bill with a repeated line item reaches the query that names it: tests/hostile covers that.
-    assert set(queries.names()) - used == {"validate_line_items_unique"}
+    assert set(queries.names()) - used == {"ingest/validate_line_items_unique"}

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import Project, warehouse_state
-from trainledger import config as config_module
-from trainledger.errors import ConfigError
+from trainledger.core import config as config_module
+from trainledger.core.errors import ConfigError
 
 
 def runs_json(run) -> list[dict]:

@@ -17,10 +17,11 @@ import pytest
 
 from conftest import Project
 from fakes import ec2_imds, fake_nvidia_smi, gce_metadata, gcs_emulator, hangs, http_server, moto_s3
-from trainledger import config as config_module
-from trainledger import experiments, runlog
-from trainledger.labels import LabelScheme
-from trainledger.reporter import Silent
+from trainledger import runlog
+from trainledger.attribution.labels import LabelScheme
+from trainledger.core import config as config_module
+from trainledger.core.reporter import Silent
+from trainledger.experiments import log as experiment_log
 
 
 @pytest.fixture
@@ -46,11 +47,11 @@ def on_ec2(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
         yield imds
 
 
-def merged(records: list[tuple[str, dict]]) -> dict[str, experiments.Experiment]:
+def merged(records: list[tuple[str, dict]]) -> dict[str, experiment_log.Experiment]:
     scheme = LabelScheme(config_module.Config().labels)
     return {
-        key: experiments.build(where, rec, scheme)
-        for key, (where, rec) in experiments.merge(records, Silent()).items()
+        key: experiment_log.build(where, rec, scheme)
+        for key, (where, rec) in experiment_log.merge(records, Silent()).items()
     }
 
 
@@ -90,7 +91,7 @@ def test_start_phase_end_append_spec_records_that_merge_into_one_experiment(tmp_
             }
         ],
     }
-    experiment = merged(experiments.read_records(log))["exp-sft-0520"]
+    experiment = merged(experiment_log.read_records(log))["exp-sft-0520"]
     assert (experiment.status, experiment.metrics) == (
         "succeeded",
         {"target": {"before": Decimal("0.41"), "after": Decimal("0.55")}},
@@ -200,7 +201,7 @@ def test_records_under_an_s3_prefix_are_objects_read_back_in_order(monkeypatch, 
             ) as run:
                 run.phase("train", at="2026-11-11T01:00:00Z")
         keys = [o["Key"] for o in boto3.client("s3").list_objects_v2(Bucket="ml-logs")["Contents"]]
-        records = experiments.read_object_records("s3://ml-logs/trainledger/runs", Silent())
+        records = experiment_log.read_object_records("s3://ml-logs/trainledger/runs", Silent())
     assert len(keys) == 3 and all(k.startswith("trainledger/runs/") and "-exp-rl-0601-" in k for k in keys)
     assert [where.split(":")[-1] for where, _ in records] == ["1", "1", "1"]
     assert [rec.get("status") for _, rec in records] == ["running", "running", "succeeded"]
@@ -226,14 +227,14 @@ def test_records_under_a_gs_prefix_are_objects_read_back_in_order(monkeypatch, n
             at="2026-11-18T01:00:00Z",
         )
         run.end("failed", at="2026-11-18T03:00:00Z")
-        records = experiments.read_object_records("gs://ml-logs/runs/", Silent())
+        records = experiment_log.read_object_records("gs://ml-logs/runs/", Silent())
     assert run.written[0].startswith("gs://ml-logs/runs/2")
     assert [rec["status"] for _, rec in records] == ["running", "failed"]
     assert merged(records)["exp-opd-0602"].ended_at.isoformat() == "2026-11-18T03:00:00"
 
 
 def test_reading_a_missing_bucket_is_one_clear_error(monkeypatch) -> None:
-    from trainledger.errors import SourceError
+    from trainledger.core.errors import SourceError
 
     with (
         moto_s3(monkeypatch),
@@ -241,7 +242,7 @@ def test_reading_a_missing_bucket_is_one_clear_error(monkeypatch) -> None:
             SourceError, match=r"^s3://no-such-bucket/runs/: cannot read the experiment log: NoSuchBucket"
         ),
     ):
-        experiments.read_object_records("s3://no-such-bucket/runs/", Silent())
+        experiment_log.read_object_records("s3://no-such-bucket/runs/", Silent())
 
 
 def test_importing_the_run_logger_loads_no_warehouse_or_cloud_library() -> None:

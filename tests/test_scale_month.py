@@ -9,11 +9,12 @@ import duckdb
 import pytest
 
 import scale
-from trainledger import attribution, queries
-from trainledger.config import Config
-from trainledger.pipeline import ingest
-from trainledger.reporter import Silent
-from trainledger.warehouse import open_warehouse, transaction
+from trainledger.attribution import allocations
+from trainledger.core import queries
+from trainledger.core.config import Config
+from trainledger.core.reporter import Silent
+from trainledger.pipeline.jobs import ingest
+from trainledger.warehouse.connection import open_warehouse, transaction
 
 ROWS = 72_000  # 100 lanes of 720 hourly rows: every kind of lane, 1 to 4 resources each
 
@@ -60,7 +61,7 @@ def test_placing_charges_whole_gives_what_the_exact_split_gives(
 ) -> None:
     def attributed() -> list[tuple[object, ...]]:
         with open_warehouse(month, write=True) as con, transaction(con):
-            attribution.attribute(con, month, Silent())
+            allocations.attribute(con, month, Silent())
             return con.execute("SELECT * FROM allocations ORDER BY ALL").fetchall()
 
     placed = attributed()
@@ -68,7 +69,7 @@ def test_placing_charges_whole_gives_what_the_exact_split_gives(
 
     def everything_split(name: str) -> str:
         text = original(name)
-        if name == "attribute_place":  # every charge on a logged resource takes the exact split path
+        if name == "attribute/place":  # every charge on a logged resource takes the exact split path
             return text.replace(
                 "WHEN tc_id IS NULL THEN 'whole'", "WHEN tc_id IS NULL THEN 'whole' WHEN true THEN 'split'"
             )

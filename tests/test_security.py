@@ -16,7 +16,7 @@ from click.testing import CliRunner, Result
 from conftest import Project, demo_config
 from focus_files import write_focus
 from trainledger.cli import cli
-from trainledger.redaction import redact
+from trainledger.core.redaction import redact
 
 ACCESS_KEY = "AKIAFAKEKEY000000001"
 SECRET_KEY = "fakeSecret/Key+0000000000000000000000000"
@@ -126,12 +126,12 @@ def test_an_internal_error_carrying_a_secret_is_masked_everywhere(
     credentials: Project, demo_files: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     configure(credentials, demo_files, s3_enabled=False)
-    import trainledger.experiments
+    import trainledger.experiments.loader
 
     def broken(*args: object, **kwargs: object) -> int:
         raise RuntimeError(f"auth failed for {os.environ['AWS_SECRET_ACCESS_KEY']} via {WEBHOOK}")
 
-    monkeypatch.setattr(trainledger.experiments, "load", broken)
+    monkeypatch.setattr(trainledger.experiments.loader, "load", broken)
     plain = invoke("nightly")
     debug = invoke("--debug", "nightly")
     assert plain.exit_code == debug.exit_code == 3

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from bills import Charge, Experiment, Window, at, attribute
 from conftest import Project
-from trainledger import waste
+from trainledger.attribution import waste
 from trainledger.cli import cli
 
 PARAMS = {"model_params_b": 7, "steps": 300}

@@ -11,8 +11,8 @@ import click
 
 from trainledger import __version__
 from trainledger.cli.context import Context
-from trainledger.errors import ExitCode, TrainledgerError
-from trainledger.redaction import redact
+from trainledger.core.errors import ExitCode, TrainledgerError
+from trainledger.core.redaction import redact
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 ok; 1 user error (bad config or input); 2 budget threshold crossed "
@@ -106,8 +106,7 @@ def cli(
 
 
 def _register() -> None:
-    from trainledger.cli import batch, estimates, ledger, reports
-    from trainledger.cli import runlog as runlog_cli
+    from trainledger.cli import batch, estimates, job_log, reports, runs
 
     for command in (
         batch.init,
@@ -120,8 +119,8 @@ def _register() -> None:
         reports.labels,
         reports.budgets,
         estimates.estimate,
-        runlog_cli.log_group,
-        ledger.runs,
+        job_log.log_group,
+        runs.runs,
     ):
         cli.add_command(command)
 

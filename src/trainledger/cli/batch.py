@@ -7,34 +7,14 @@ from pathlib import Path
 
 import click
 
-from trainledger import budgets, pipeline
-from trainledger import config as config_module
 from trainledger.cli.context import Context
+from trainledger.cli.options import PERIOD
 from trainledger.connectors import IngestResult
-from trainledger.errors import ConfigError, ExitCode
-from trainledger.money import fmt
-
-PERIOD = click.option(
-    "--period",
-    metavar="YYYY-MM",
-    default=None,
-    callback=lambda c, p, v: _period(v),
-    help="Only this billing period.",
-)
-
-
-def _period(value: str | None) -> str | None:
-    if value is None:
-        return None
-    parts = value.split("-")
-    if (
-        len(parts) != 2
-        or len(parts[0]) != 4
-        or not all(p.isdigit() for p in parts)
-        or not 1 <= int(parts[1]) <= 12
-    ):
-        raise click.BadParameter(f"expected YYYY-MM, got {value!r}")
-    return value
+from trainledger.core import config as config_module
+from trainledger.core.errors import ConfigError, ExitCode
+from trainledger.core.money import fmt
+from trainledger.pipeline import jobs
+from trainledger.reports import budgets
 
 
 @click.command()
@@ -55,12 +35,12 @@ def init(obj: Context, force: bool) -> None:
 @click.pass_obj
 def ingest(obj: Context, source: str | None, period: str | None) -> None:
     """Pull billing data and inventories into the warehouse."""
-    summary = pipeline.ingest(obj.config, obj.reporter, source, period)
+    summary = jobs.ingest(obj.config, obj.reporter, source, period)
     for r in summary.ingested:
         click.echo(f"{r.source}\t{r.period or '-'}\t{_ingest_state(summary, r)}")
 
 
-def _ingest_state(summary: pipeline.RunSummary, r: IngestResult) -> str:
+def _ingest_state(summary: jobs.RunSummary, r: IngestResult) -> str:
     if r.skipped:
         return "unchanged"
     billed = summary.billed.get((r.source, r.period))
@@ -72,7 +52,7 @@ def _per_currency(totals: dict[str, Decimal]) -> str:
     return ", ".join(f"{fmt(total)} {currency}" for currency, total in sorted(totals.items()))
 
 
-def _allocated(summary: pipeline.RunSummary) -> str:
+def _allocated(summary: jobs.RunSummary) -> str:
     return _per_currency({c: t["billed"] for c, t in summary.allocated.items()}) or "0.00"
 
 
@@ -81,7 +61,7 @@ def _allocated(summary: pipeline.RunSummary) -> str:
 @click.pass_obj
 def attribute(obj: Context, period: str | None) -> None:
     """Split every charge into allocations (SPEC §4) and check they add up."""
-    summary = pipeline.attribute(obj.config, obj.reporter, period)
+    summary = jobs.attribute(obj.config, obj.reporter, period)
     result = summary.attribution
     assert result is not None
     click.echo(
@@ -101,7 +81,7 @@ def attribute(obj: Context, period: str | None) -> None:
 @click.pass_context
 def nightly(ctx: click.Context, obj: Context, alerts_out: str | None) -> None:
     """Ingest + attribute + exports + budget check; exit 2 when a budget threshold is crossed."""
-    summary = pipeline.nightly(obj.config, obj.reporter)
+    summary = jobs.nightly(obj.config, obj.reporter)
     for r in summary.ingested:
         click.echo(f"ingested\t{r.source}\t{r.period or '-'}\t{_ingest_state(summary, r)}")
     if summary.attribution:

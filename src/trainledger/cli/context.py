@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 
 import click
 
-from trainledger import config as config_module
-from trainledger.config import Config
-from trainledger.redaction import config_secrets, redact
+from trainledger.core import config as config_module
+from trainledger.core.config import Config
+from trainledger.core.redaction import config_secrets, redact
 
 
 class TerminalReporter:

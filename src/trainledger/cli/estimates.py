@@ -9,7 +9,7 @@ import click
 
 from trainledger.cli.context import Context
 from trainledger.estimate import inputs, render
-from trainledger.warehouse import open_warehouse
+from trainledger.warehouse.connection import open_warehouse
 
 
 @click.command()

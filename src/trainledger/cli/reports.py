@@ -12,21 +12,22 @@ from pathlib import Path
 import click
 import polars as pl
 
-from trainledger import budgets as budgets_module
-from trainledger import coverage, realize
-from trainledger import export as export_module
-from trainledger import reconcile as reconcile_module
-from trainledger.cli.batch import PERIOD
 from trainledger.cli.context import Context
-from trainledger.errors import ExitCode, TrainledgerError
-from trainledger.money import fmt
-from trainledger.tables import table
-from trainledger.warehouse import open_warehouse
+from trainledger.cli.options import PERIOD
+from trainledger.core.errors import ExitCode, TrainledgerError
+from trainledger.core.files import safe_text, write_atomic
+from trainledger.core.money import fmt
+from trainledger.outputs import export as export_module
+from trainledger.outputs.tables import table
+from trainledger.reports import budgets as budgets_module
+from trainledger.reports import coverage, realize
+from trainledger.reports import reconcile as reconcile_module
+from trainledger.warehouse.connection import open_warehouse
 
 
 def _emit(text: str, out: str | None) -> None:
     if out:
-        export_module.write_atomic(Path(out), text)
+        write_atomic(Path(out), text)
         click.echo(f"wrote {out}", err=True)
     else:
         click.echo(text, nl=not text.endswith("\n"))
@@ -93,7 +94,7 @@ def _report_benefit(
     obj: Context, columns: list[str], since: date | None, until: date | None, fmt_: str
 ) -> None:
     """``report --with-metrics``: the method cost-benefit table (by method and/or experiment)."""
-    from trainledger import benefit
+    from trainledger.reports import benefit
 
     if not columns or any(c not in ("method", "experiment_id") for c in columns):
         raise TrainledgerError("--with-metrics reports --by method and/or experiment, nothing else")
@@ -112,7 +113,7 @@ def _report_benefit(
         for r in rows:
             writer.writerow(
                 [
-                    "" if v is None else (str(v) if k in benefit.NUMERIC else export_module.safe_text(str(v)))
+                    "" if v is None else (str(v) if k in benefit.NUMERIC else safe_text(str(v)))
                     for k, v in r.to_json().items()
                 ]
             )
@@ -159,7 +160,7 @@ def _report_shape(
     until: date | None,
     fmt_: str,
 ) -> None:
-    from trainledger import shape as shape_module
+    from trainledger.reports import shape as shape_module
 
     with open_warehouse(obj.config, write=False) as con:
         unit, found = shape_module.shape(con, columns, granularity, since, until)
@@ -194,7 +195,7 @@ def _report_shape(
         ]
         writer.writerow(headers)
         for row in data:
-            writer.writerow([export_module.safe_text("" if row[h] is None else str(row[h])) for h in headers])
+            writer.writerow([safe_text("" if row[h] is None else str(row[h])) for h in headers])
         click.echo(out.getvalue(), nl=False)
         return
     click.echo(f"Spend per {unit} (EffectiveCost): peak vs average, idle {unit}s included")
@@ -249,10 +250,7 @@ def _print_frame(frame: pl.DataFrame, fmt_: str) -> None:
         writer.writerow(headers)
         for r in records:
             writer.writerow(
-                [
-                    fmt(v) if isinstance(v, Decimal) else export_module.safe_text("" if v is None else str(v))
-                    for v in r
-                ]
+                [fmt(v) if isinstance(v, Decimal) else safe_text("" if v is None else str(v)) for v in r]
             )
         click.echo(out.getvalue(), nl=False)
     else:
@@ -283,7 +281,7 @@ def _print_frame(frame: pl.DataFrame, fmt_: str) -> None:
 @click.pass_obj
 def reconcile(obj: Context, experiment_id: str, fmt_: str, out: str | None) -> None:
     """Estimated vs realized cost of one experiment, by phase and category."""
-    from trainledger import postmortem
+    from trainledger.outputs import postmortem
 
     with open_warehouse(obj.config, write=False) as con:
         result = reconcile_module.reconcile(con, experiment_id)
@@ -314,7 +312,7 @@ def export(obj: Context, period: str | None, by: str | None, fmt_: str, out: str
     if period is None:
         raise click.UsageError("Missing option '--period'.")
     if fmt_ == "focus":
-        from trainledger import export_focus
+        from trainledger.outputs import export_focus
 
         if by:
             raise click.UsageError(
@@ -326,7 +324,7 @@ def export(obj: Context, period: str | None, by: str | None, fmt_: str, out: str
         return
     with open_warehouse(obj.config, write=False) as con:
         text = export_module.export_csv(con, period, by)
-    export_module.write_atomic(Path(out), text)
+    write_atomic(Path(out), text)
     click.echo(f"wrote {out}", err=True)
 
 

@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Protocol
 
-from trainledger.errors import ConfigError
+from trainledger.core.errors import ConfigError
 
 if TYPE_CHECKING:  # annotations only: the run logger imports object_store without DuckDB or pydantic
-    from trainledger.config import Config, SourceConfig
-    from trainledger.reporter import Reporter
-    from trainledger.warehouse import Connection
+    from trainledger.core.config import Config, SourceConfig
+    from trainledger.core.reporter import Reporter
+    from trainledger.warehouse.connection import Connection
 
 
 @dataclass

@@ -9,7 +9,7 @@ Layout under the source ``uri`` (``<prefix>/<report name>``)::
 Only the top-level manifest's ``reportKeys`` are read, all of them, and the period is replaced in one step:
 never a union of assemblies, never a single chunk. Columns (``lineItem/UnblendedCost``, or the Athena
 parquet form ``line_item_unblended_cost``) are renamed onto the CUR 2.0 names and ``resourceTags/user:<Key>``
-columns folded into the ``resource_tags`` map, so one normaliser (``normalize_cur2.sql``) serves both.
+columns folded into the ``resource_tags`` map, so one normaliser (``ingest/normalize_cur2.sql``) serves both.
 """
 
 from __future__ import annotations
@@ -20,12 +20,13 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from trainledger.config import Config, SourceConfig
 from trainledger.connectors import IngestResult, aws_cur2, staging
-from trainledger.connectors.storage import Entry, LocalStorage, Storage, fingerprint, open_storage, resolve
-from trainledger.errors import InputError, SourceError
-from trainledger.reporter import Reporter
-from trainledger.warehouse import Connection
+from trainledger.connectors.locations import open_storage
+from trainledger.connectors.storage import Entry, LocalStorage, Storage, fingerprint, resolve
+from trainledger.core.config import Config, SourceConfig
+from trainledger.core.errors import InputError, SourceError
+from trainledger.core.reporter import Reporter
+from trainledger.warehouse.connection import Connection
 
 TEXT_VIEW = "cur_legacy_text"
 DATA_SUFFIXES = (".csv", ".csv.gz", ".parquet")

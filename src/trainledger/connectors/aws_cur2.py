@@ -14,14 +14,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from trainledger import queries
-from trainledger.config import Config, SourceConfig
 from trainledger.connectors import IngestResult, staging
-from trainledger.connectors.storage import Entry, Storage, fingerprint, open_storage, resolve
-from trainledger.errors import InputError, SourceError
-from trainledger.money import fmt
-from trainledger.reporter import Reporter
-from trainledger.warehouse import Connection
+from trainledger.connectors.locations import open_storage
+from trainledger.connectors.storage import Entry, Storage, fingerprint, resolve
+from trainledger.core import queries
+from trainledger.core.config import Config, SourceConfig
+from trainledger.core.errors import InputError, SourceError
+from trainledger.core.money import fmt
+from trainledger.core.reporter import Reporter
+from trainledger.warehouse.connection import Connection
 
 RAW_VIEW = "cur2_raw"
 
@@ -236,11 +237,11 @@ def load_period(
     shown = [names.get(str(f), str(f)) if names else str(f) for f in files]
     where = shown[0] if len(shown) == 1 else str(Path(shown[0]).parent)
     staging.add_missing_columns(con, RAW_VIEW, OPTIONAL, REQUIRED, where, what)
-    staging.first_problem(con, "validate_cur2", {"period": period})
+    staging.first_problem(con, "ingest/validate_cur2", {"period": period})
     scope = {"only": only if period is None else None}
-    if (con.execute(queries.load("line_items_repeated"), scope).fetchone() or (0,))[0]:
-        staging.first_problem(con, "validate_line_items_unique", scope)
-    normalize = queries.load("normalize_cur2")
+    if (con.execute(queries.load("ingest/line_items_repeated"), scope).fetchone() or (0,))[0]:
+        staging.first_problem(con, "ingest/validate_line_items_unique", scope)
+    normalize = queries.load("ingest/normalize_cur2")
     params = {"source": source}
     if period is not None:
         periods = [period]
@@ -263,7 +264,9 @@ def load_period(
         )
         replaced.append(p)
     loaded = {"source": source, "periods": replaced}
-    for kind, count, billed in con.execute(queries.load("cur_unknown_line_item_types"), loaded).fetchall():
+    for kind, count, billed in con.execute(
+        queries.load("ingest/cur_unknown_line_item_types"), loaded
+    ).fetchall():
         reporter.warn(
             f"{source}: {count} line item(s) of unknown type {kind!r} (billed {fmt(billed)}) carried as Adjustment"
         )

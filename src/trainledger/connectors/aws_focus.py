@@ -7,11 +7,11 @@ parquet map and becomes the JSON object charges keep).
 
 from __future__ import annotations
 
-from trainledger.config import Config, SourceConfig
 from trainledger.connectors import IngestResult, aws_cur2, focus, staging
-from trainledger.connectors.storage import open_storage
-from trainledger.reporter import Reporter
-from trainledger.warehouse import Connection
+from trainledger.connectors.locations import open_storage
+from trainledger.core.config import Config, SourceConfig
+from trainledger.core.reporter import Reporter
+from trainledger.warehouse.connection import Connection
 
 
 def ingest(

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from trainledger.config import SourceConfig
-from trainledger.errors import SourceError
+from trainledger.core.config import SourceConfig
+from trainledger.core.errors import SourceError
 
 _DENIED = {
     "AccessDenied",

@@ -13,12 +13,12 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from trainledger.config import Config, SourceConfig
 from trainledger.connectors import IngestResult, staging
 from trainledger.connectors.aws_session import AwsContext
-from trainledger.errors import ConfigError
-from trainledger.reporter import Reporter
-from trainledger.warehouse import Connection
+from trainledger.core.config import Config, SourceConfig
+from trainledger.core.errors import ConfigError
+from trainledger.core.reporter import Reporter
+from trainledger.warehouse.connection import Connection
 
 # Largest pages each API allows; fewer round trips on big fleets.
 PAGE_SIZES = {"describe_instances": 1000, "describe_volumes": 500, "get_resources": 100}

@@ -9,12 +9,12 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from trainledger import queries
-from trainledger.config import Config, SourceConfig
 from trainledger.connectors import IngestResult, staging
-from trainledger.errors import InputError, SourceError
-from trainledger.reporter import Reporter
-from trainledger.warehouse import Connection
+from trainledger.core import queries
+from trainledger.core.config import Config, SourceConfig
+from trainledger.core.errors import InputError, SourceError
+from trainledger.core.reporter import Reporter
+from trainledger.warehouse.connection import Connection
 
 RAW_VIEW = "focus_raw"
 REQUIRED = ("BilledCost", "BillingCurrency", "BillingPeriodStart", "BillingPeriodEnd", "ChargeCategory")
@@ -127,9 +127,9 @@ def load_files(
     shown = [names.get(str(f), str(f)) if names else str(f) for f in files]
     where = shown[0] if len(shown) == 1 else str(Path(shown[0]).parent)
     staging.add_missing_columns(con, RAW_VIEW, OPTIONAL, REQUIRED, where, "FOCUS")
-    staging.first_problem(con, "validate_focus", {})
+    staging.first_problem(con, "ingest/validate_focus", {})
     con.execute(
-        "CREATE OR REPLACE TEMP TABLE staged_charges AS " + queries.load("normalize_focus"),
+        "CREATE OR REPLACE TEMP TABLE staged_charges AS " + queries.load("ingest/normalize_focus"),
         {"source": source},
     )
     periods = [

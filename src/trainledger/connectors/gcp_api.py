@@ -11,8 +11,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from trainledger.config import SourceConfig
-from trainledger.errors import SourceError
+from trainledger.core.config import SourceConfig
+from trainledger.core.errors import SourceError
 
 TIMEOUT_S = 60.0
 # google-cloud-core prefixes messages with the request ("POST https://...: "); the reason is what matters.

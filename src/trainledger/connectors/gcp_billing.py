@@ -26,12 +26,12 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from trainledger import queries
-from trainledger.config import Config, SourceConfig
 from trainledger.connectors import IngestResult, gcp_api, staging
-from trainledger.errors import InputError, SourceError
-from trainledger.reporter import Reporter
-from trainledger.warehouse import Connection
+from trainledger.core import queries
+from trainledger.core.config import Config, SourceConfig
+from trainledger.core.errors import InputError, SourceError
+from trainledger.core.reporter import Reporter
+from trainledger.warehouse.connection import Connection
 
 RAW_VIEW = "gcp_billing_raw"
 FLAT_VIEW = "gcp_flat"
@@ -419,9 +419,11 @@ def ingest(
         read_files(con, paths)
         files = [str(p) for p in paths]
     create_flat_view(con, where)
-    staging.first_problem(con, "validate_gcp_billing", {})
+    staging.first_problem(con, "ingest/validate_gcp_billing", {})
     params = {"source": source.name, "since": since.astimezone(UTC).replace(tzinfo=None), "month": month}
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {STAGED} AS " + queries.load("normalize_gcp_billing"), params)
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {STAGED} AS " + queries.load("ingest/normalize_gcp_billing"), params
+    )
     return _append(con, source.name, files, full_pull=period is None, known=known)
 
 

@@ -12,10 +12,10 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from trainledger.config import Config, SourceConfig
 from trainledger.connectors import IngestResult, gcp_api
-from trainledger.reporter import Reporter
-from trainledger.warehouse import Connection
+from trainledger.core.config import Config, SourceConfig
+from trainledger.core.reporter import Reporter
+from trainledger.warehouse.connection import Connection
 
 # Catalog services whose SKUs are kept: GPUs, host VMs and disks of training jobs are billed under
 # Compute Engine (Vertex AI training under Vertex AI).

@@ -12,11 +12,11 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from trainledger.config import Config, SourceConfig
 from trainledger.connectors import IngestResult, gcp_api, staging
-from trainledger.errors import SourceError
-from trainledger.reporter import Reporter
-from trainledger.warehouse import Connection
+from trainledger.core.config import Config, SourceConfig
+from trainledger.core.errors import SourceError
+from trainledger.core.reporter import Reporter
+from trainledger.warehouse.connection import Connection
 
 
 def _last(url: str) -> str:

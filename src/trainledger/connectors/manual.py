@@ -13,15 +13,15 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from trainledger import queries
-from trainledger.categories import CATEGORIES
-from trainledger.config import Config, SourceConfig
+from trainledger.attribution.categories import CATEGORIES
+from trainledger.attribution.labels import LabelScheme, canonical_value
 from trainledger.connectors import IngestResult, staging
-from trainledger.errors import InputError, SourceError
-from trainledger.labels import LabelScheme, canonical_value
-from trainledger.money import to_decimal
-from trainledger.reporter import Reporter
-from trainledger.warehouse import Connection
+from trainledger.core import queries
+from trainledger.core.config import Config, SourceConfig
+from trainledger.core.errors import InputError, SourceError
+from trainledger.core.money import to_decimal
+from trainledger.core.reporter import Reporter
+from trainledger.warehouse.connection import Connection
 
 FIELDS = (
     "date",
@@ -193,7 +193,7 @@ def ingest(
         ],
     )
     con.execute(
-        "CREATE OR REPLACE TEMP TABLE staged_charges AS " + queries.load("normalize_manual"),
+        "CREATE OR REPLACE TEMP TABLE staged_charges AS " + queries.load("ingest/normalize_manual"),
         {"source": source.name, "file": str(path)},
     )
     periods = sorted({r.start.strftime("%Y-%m") for r in rows})

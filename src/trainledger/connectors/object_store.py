@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from trainledger.errors import InputError, SourceError
+from trainledger.core.errors import InputError, SourceError
 
 SCHEMES = ("s3://", "gs://")
 

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from trainledger.connectors.aws_session import AwsContext
-from trainledger.connectors.storage import Entry, _safe_key
-from trainledger.errors import SourceError
+from trainledger.connectors.storage import Entry, safe_key
+from trainledger.core.errors import SourceError
 
 CHUNK = 1 << 20
 PARALLEL_DOWNLOADS = 8
@@ -77,7 +77,7 @@ class S3Storage:
             raise self.aws.error(exc, f"read {self.describe(key)}") from None
 
     def _download(self, key: str) -> Path:
-        target = self.cache_dir / _safe_key(key)
+        target = self.cache_dir / safe_key(key)
         target.parent.mkdir(parents=True, exist_ok=True)
         partial = target.with_name(target.name + ".part")
         try:
@@ -96,7 +96,7 @@ class S3Storage:
             paths = list(pool.map(self._download, keys))
         if scope:  # earlier deliveries of this period (old assemblies, old executions) are dead weight
             keep = set(paths)
-            folder = self.cache_dir / _safe_key(scope.rstrip("/"))
+            folder = self.cache_dir / safe_key(scope.rstrip("/"))
             for cached in folder.rglob("*") if folder.is_dir() else []:
                 if cached.is_file() and cached not in keep:
                     cached.unlink()

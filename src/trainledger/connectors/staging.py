@@ -12,11 +12,11 @@ from typing import Any
 
 import duckdb
 
-from trainledger import queries
 from trainledger.connectors import IngestResult
-from trainledger.currencies import ISO_4217
-from trainledger.errors import InputError
-from trainledger.warehouse import Connection
+from trainledger.core import queries
+from trainledger.core.currencies import ISO_4217
+from trainledger.core.errors import InputError
+from trainledger.warehouse.connection import Connection
 
 # What DuckDB raises for input it cannot read: a truncated gzip, an unparsable CSV, a corrupt parquet file.
 READ_ERRORS = (duckdb.IOException, duckdb.InvalidInputException, duckdb.ConversionException)
@@ -206,8 +206,8 @@ def replace_period(
     )
 
 
-# A charge's id from its file's slot in this load and its row (charge_number, schema.sql). Rows come as
-# (r, from the normalising query) joined to (f, temp table load_files).
+# A charge's id from its file's slot in this load and its row (charge_number, schema/warehouse.sql).
+# Rows come as (r, from the normalising query) joined to (f, temp table load_files).
 _CHARGE_ID = (
     "coalesce(charge_number(f.slot, r.source_row), error('cannot number row ' "
     "|| coalesce(CAST(r.source_row AS VARCHAR), '?') || ' of ' || coalesce(r.source_file, '?') "
@@ -276,4 +276,4 @@ def record_resources(con: Connection, rows: Sequence[ResourceRow], seen: datetim
     con.execute("ALTER TABLE seen_resources DROP COLUMN last_seen")
     if rows:
         con.executemany("INSERT INTO seen_resources VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
-    con.execute(queries.load("upsert_resources"), {"now": seen})
+    con.execute(queries.load("ingest/upsert_resources"), {"now": seen})

@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from trainledger.config import Config, SourceConfig
-from trainledger.errors import SourceError
+from trainledger.core.errors import SourceError
 
 
 @dataclass(frozen=True)
@@ -75,7 +74,7 @@ def _key_set(storage: Storage) -> set[str]:
     return {e.key for e in storage.entries()}
 
 
-def _safe_key(key: str) -> str:
+def safe_key(key: str) -> str:
     parts = key.split("/")
     if key.startswith("/") or any(p in ("", ".", "..") for p in parts):
         raise SourceError(f"object key {key!r} is not a plain relative path; refusing to cache it")
@@ -107,33 +106,7 @@ class LocalStorage:
         return (self.root / key).read_text(encoding="utf-8")
 
     def local_paths(self, keys: Sequence[str], scope: str | None = None) -> list[Path]:
-        return [self.root / _safe_key(k) for k in keys]
+        return [self.root / safe_key(k) for k in keys]
 
     def display_names(self, keys: Sequence[str]) -> dict[str, str] | None:
         return None
-
-
-def default_cache_dir(source: SourceConfig, config: Config) -> Path:
-    """``cache_dir`` from the config, else ``<warehouse folder>/cache/<source name>``."""
-    if source.cache_dir:
-        return Path(config.resolve(source.cache_dir))
-    return config.warehouse_path().parent / "cache" / source.name
-
-
-def open_storage(source: SourceConfig, config: Config) -> Storage:
-    """The storage behind a source's ``uri``: ``s3://bucket/prefix`` or a local folder."""
-    if not source.uri:
-        raise SourceError(f"source {source.name!r}: `uri` is required for kind {source.kind}")
-    if source.uri.startswith("s3://"):
-        from trainledger.connectors.aws_session import AwsContext
-        from trainledger.connectors.s3 import S3Storage
-
-        return S3Storage(AwsContext(source), source.uri, default_cache_dir(source, config))
-    if "://" in source.uri:
-        raise SourceError(
-            f"source {source.name!r}: kind {source.kind} reads s3:// or a local folder, not {source.uri}"
-        )
-    root = Path(config.resolve(source.uri))
-    if not root.exists():
-        raise SourceError(f"source {source.name!r}: {root} does not exist")
-    return LocalStorage(root)

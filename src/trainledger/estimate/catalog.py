@@ -13,7 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 from trainledger.estimate.gpus import canonical_gpu
-from trainledger.warehouse import Connection
+from trainledger.warehouse.connection import Connection
 
 GPU_COLUMNS = ("gpu_type", "gpu", "accelerator_type", "accelerator")
 PRICE_COLUMNS = ("price_per_gpu_hour", "price_per_hour", "unit_price", "price")

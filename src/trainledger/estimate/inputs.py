@@ -7,12 +7,12 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from trainledger.config import Config
-from trainledger.errors import InputError, NotFound
+from trainledger.attribution.labels import canonical_value
+from trainledger.core.config import Config
+from trainledger.core.errors import InputError, NotFound
 from trainledger.estimate.catalog import Catalog
 from trainledger.estimate.model import Estimate, estimate
-from trainledger.labels import canonical_value
-from trainledger.warehouse import Connection
+from trainledger.warehouse.connection import Connection
 
 METHODS = ("sft", "rl", "opd")
 

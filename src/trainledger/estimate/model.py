@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_EVEN, Context, Decimal, localcontext
 from typing import Any
 
-from trainledger.config import EstimatorConfig
-from trainledger.errors import InputError
+from trainledger.core.config import PHASE_ORDER, EstimatorConfig
+from trainledger.core.errors import InputError
+from trainledger.core.money import fmt, to_decimal
 from trainledger.estimate.catalog import Catalog
 from trainledger.estimate.gpus import GPUS, canonical_gpu
 from trainledger.estimate.prices import INSTANCES, REFERENCE_INSTANCE
-from trainledger.money import fmt, to_decimal
 
 CENT = Decimal("0.01")
 ARITHMETIC = Context(prec=34, rounding=ROUND_HALF_EVEN)
@@ -33,7 +33,6 @@ TERA = Decimal(10) ** 12
 HOUR = Decimal(3600)
 DEFAULT_MFU = {"train": Decimal("0.40"), "prefill": Decimal("0.50"), "decode": Decimal("0.10")}
 MFU_DEFAULT_SOURCE = "default (typical: training 35-45%, prefill/scoring 40-60%, decode 5-20%)"
-PHASE_ORDER = {"data": 0, "train": 1, "rollout": 2, "eval": 3}  # as reconcile orders them
 NUMERIC_PARAMS = (
     "model_params_b",
     "teacher_params_b",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import ROUND_HALF_EVEN, Decimal
 
 from trainledger.estimate.model import Estimate
-from trainledger.tables import table
+from trainledger.outputs.tables import table
 
 
 def _hours(value: Decimal | None) -> str:

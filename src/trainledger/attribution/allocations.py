@@ -1,0 +1,146 @@
+"""Attribution (SPEC §4): resolve labels and categories, split charges into allocations, prove the sum.
+
+Rules live in ``queries/attribute/*.sql``; the label scheme and category rules are Python and reach
+SQL as lookup tables, so row-level work stays in DuckDB however large the bill, and no step copies the
+whole bill into a temporary table. The steps, in order: rules 1-3 per charge (the ``resolved_charges``
+macro of ``attribute_resolve``), the experiment log's windows (``attribute_log_windows``), each logged
+resource's timeline cut into segments with what a charge inside one segment gets (``attribute_timelines``,
+``attribute_classes``, ``attribute_segments``), the placement of every charge (``attribute_place``): most
+are placed whole, by their tags or on the one run they lie under, in one streaming insert
+(``attribute_allocate_placed``); the few that a window boundary cuts or several runs share are held
+there as share 0 and read back (``attribute_split_set``) to get time segments and exact shares
+(``attribute_windows``, ``attribute_allocate_whole``, ``attribute_allocate``); with ``shared =
+"proportional"`` shared charges are then spread (``attribute_spread``, then ``attribute_allocate`` again).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from trainledger.attribution.categories import Categorizer
+from trainledger.attribution.labels import LabelScheme
+from trainledger.core.config import Config
+from trainledger.core.errors import InvariantViolation
+from trainledger.core.reporter import Reporter
+from trainledger.warehouse.connection import Connection, insert_rows, run
+
+
+@dataclass
+class AttributionResult:
+    periods: list[str]
+    allocations: int
+    billed_total: Decimal
+
+
+def refresh_label_sets(con: Connection, config: Config) -> int:
+    """Resolve every distinct tag set of charges and resources with the current label config."""
+    scheme = LabelScheme(config.labels)
+    tag_sets = [
+        r[0]
+        for r in con.execute(
+            "SELECT DISTINCT tags FROM charges UNION SELECT DISTINCT tags FROM resources"
+        ).fetchall()
+    ]
+    con.execute("DELETE FROM label_sets")
+    rows = []
+    for tags in tag_sets:
+        resolved = scheme.resolve_json(tags)
+        rows.append(
+            (
+                tags,
+                resolved.project,
+                resolved.phase,
+                resolved.method,
+                resolved.experiment_id,
+                resolved.status,
+                resolved.problem,
+            )
+        )
+    insert_rows(con, "label_sets", rows)
+    return len(rows)
+
+
+def refresh_categories(con: Connection, config: Config) -> int:
+    categorizer = Categorizer(config.categories)
+    combos = con.execute(
+        "SELECT DISTINCT provider, service_name, usage_type, charge_category FROM charges"
+    ).fetchall()
+    con.execute("DELETE FROM charge_categories")
+    # A manual ledger row states its category (kept in usage_type); cloud rows are categorised by rule.
+    rows = [
+        (*combo, *((combo[2], True) if combo[0] == "manual" else categorizer.categorize(combo[1], combo[2])))
+        for combo in combos
+    ]
+    insert_rows(con, "charge_categories", rows)
+    return len(rows)
+
+
+def periods_in_scope(con: Connection, period: str | None) -> list[str]:
+    if period:
+        return [period]
+    return [r[0] for r in con.execute("SELECT DISTINCT billing_period FROM charges ORDER BY 1").fetchall()]
+
+
+def attribute(
+    con: Connection, config: Config, reporter: Reporter, period: str | None = None
+) -> AttributionResult:
+    """Recompute allocations of the periods in scope; the caller's transaction keeps the old ones on failure."""
+    periods = periods_in_scope(con, period)
+    refresh_label_sets(con, config)
+    refresh_categories(con, config)
+    params = {"periods": periods}
+    con.execute(
+        "DELETE FROM allocation_rows WHERE kind_id IN "
+        "(SELECT kind_id FROM charge_kinds WHERE list_contains($periods, billing_period))",
+        params,
+    )
+    run(con, "attribute/kinds", params)
+    run(con, "attribute/resolve")
+    run(con, "attribute/log_windows")
+    run(con, "attribute/timelines", params)
+    run(con, "attribute/classes")
+    run(con, "attribute/segments")
+    run(con, "attribute/place")
+    run(con, "attribute/allocate_placed", params)
+    run(con, "attribute/split_set", params)
+    run(con, "attribute/windows")
+    run(con, "attribute/allocate_whole")
+    run(con, "attribute/allocate")
+    if config.allocation.shared == "proportional":
+        run(con, "attribute/spread", params)
+        con.execute("DELETE FROM allocation_rows WHERE charge_id IN (SELECT charge_id FROM shares)")
+        run(con, "attribute/allocate")
+    con.execute(
+        "DELETE FROM charge_kinds WHERE kind_id NOT IN (SELECT DISTINCT kind_id FROM allocation_rows)"
+    )
+    check_invariant(con, periods)
+    count, total = con.execute(
+        "SELECT count(*), coalesce(sum(billed_cost), 0) FROM allocations WHERE list_contains($periods, billing_period)",
+        params,
+    ).fetchone() or (0, 0)
+    reporter.step(f"attributed {count} allocation(s) for {', '.join(periods) or 'no periods'}")
+    return AttributionResult(periods, int(count), Decimal(total))
+
+
+def check_invariant(con: Connection, periods: list[str]) -> None:
+    """Every charge's allocations sum exactly to it: split charges summed one by one, the others compared
+    as a whole through hashes (one pass over each table), and named one by one only if that fails."""
+    params = {"periods": periods}
+    broken = run(con, "checks/invariant", {**params, "all": False}).fetchall()
+    if not broken:
+        bill, allocated = run(con, "checks/invariant_sums", params).fetchone() or (0, 0)
+        if bill != allocated:
+            broken = run(con, "checks/invariant", {**params, "all": True}).fetchall()
+            if not broken:
+                raise InvariantViolation(
+                    f"allocations of {', '.join(periods)} do not match the bill's charges (an allocation "
+                    "without its charge?); previous allocations kept"
+                )
+    if broken:
+        charge_id, file, row, billed, alloc_billed, effective, alloc_effective = broken[0]
+        raise InvariantViolation(
+            f"allocations do not add up for {len(broken)}+ charge(s), e.g. charge {charge_id} "
+            f"({file}, row {row}): billed {billed} vs "
+            f"{alloc_billed}, effective {effective} vs {alloc_effective}; previous allocations kept"
+        )

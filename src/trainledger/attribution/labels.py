@@ -1,0 +1,150 @@
+"""The `project-phase-method` label scheme (SPEC §3): tag sets in, canonical attribution keys out."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+from trainledger.core.config import LabelsConfig
+
+_PREFIXES = ("resourcetags/", "resource_tags_", "resource_tags.", "tags/", "labels/")
+_FOLD = re.compile(r"[-:./\s]+")
+
+
+def canonical_key(key: str) -> str:
+    """`resourceTags/user:Cost-Label`, `user_cost_label` and `cost-label` all become `cost_label`."""
+    text = key.strip().lower()
+    for prefix in _PREFIXES:
+        if text.startswith(prefix):
+            text = text[len(prefix) :]
+            break
+    for prefix in ("user:", "user_"):
+        if text.startswith(prefix):
+            text = text[len(prefix) :]
+            break
+    return _FOLD.sub("_", text).strip("_")
+
+
+def canonical_value(value: object) -> str:
+    return str(value).strip().lower()
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """What a tag set says about attribution; parts it cannot tell are None and ``problem`` says why."""
+
+    project: str | None = None
+    phase: str | None = None
+    method: str | None = None
+    experiment_id: str | None = None
+    status: str = "untagged"  # ok, partial, untagged, unknown-label, conflict
+    problems: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def problem(self) -> str | None:
+        return "; ".join(self.problems) or None
+
+
+class LabelScheme:
+    """Resolves tag dictionaries with the configured keys, vocabularies and aliases."""
+
+    def __init__(self, config: LabelsConfig) -> None:
+        self.project_keys = [canonical_key(k) for k in config.project]
+        self.phase_keys = [canonical_key(k) for k in config.phase]
+        self.method_keys = [canonical_key(k) for k in config.method]
+        self.experiment_keys = [canonical_key(k) for k in config.experiment]
+        self.composite_keys = [canonical_key(k) for k in config.composite]
+        self.phases = {canonical_value(p) for p in config.phases}
+        self.methods = {canonical_value(m) for m in config.methods}
+        self.aliases = {canonical_value(k): canonical_value(v) for k, v in config.aliases.items()}
+
+    def phase(self, raw: str) -> str | None:
+        value = self.aliases.get(canonical_value(raw), canonical_value(raw))
+        return value if value in self.phases else None
+
+    def method(self, raw: str) -> str | None:
+        value = self.aliases.get(canonical_value(raw), canonical_value(raw))
+        return value if value in self.methods else None
+
+    def parse_composite(self, raw: str) -> tuple[str | None, str | None, str | None, list[str]]:
+        """Parse `<project>-<phase>-<method>` from the right; the project may contain hyphens."""
+        text = canonical_value(raw)
+        parts = text.split("-")
+        if len(parts) < 3 or not all(parts):
+            return None, None, None, [f"cost label {raw!r} is not <project>-<phase>-<method>"]
+        project, phase_raw, method_raw = "-".join(parts[:-2]), parts[-2], parts[-1]
+        problems = []
+        phase, method = self.phase(phase_raw), self.method(method_raw)
+        if phase is None:
+            problems.append(f"unknown phase {phase_raw!r} in cost label {raw!r}")
+        if method is None:
+            problems.append(f"unknown method {method_raw!r} in cost label {raw!r}")
+        return project, phase, method, problems
+
+    def _first(self, tags: dict[str, str], keys: list[str]) -> str | None:
+        for key in keys:
+            value = tags.get(key)
+            if value is not None and canonical_value(value):
+                return value
+        return None
+
+    def resolve(self, raw_tags: dict[str, object]) -> Resolved:
+        tags = {canonical_key(k): str(v) for k, v in raw_tags.items() if v is not None}
+        problems: list[str] = []
+        project_raw = self._first(tags, self.project_keys)
+        phase_raw = self._first(tags, self.phase_keys)
+        method_raw = self._first(tags, self.method_keys)
+        experiment_raw = self._first(tags, self.experiment_keys)
+        composite_raw = self._first(tags, self.composite_keys)
+
+        project = canonical_value(project_raw) if project_raw else None
+        phase = self.phase(phase_raw) if phase_raw else None
+        method = self.method(method_raw) if method_raw else None
+        if phase_raw and phase is None:
+            problems.append(f"unknown phase {phase_raw!r}")
+        if method_raw and method is None:
+            problems.append(f"unknown method {method_raw!r}")
+
+        conflict = False
+        if composite_raw:
+            c_project, c_phase, c_method, c_problems = self.parse_composite(composite_raw)
+            problems.extend(c_problems)
+            merged: list[str | None] = []
+            for name, separate, composite in (
+                ("project", project, c_project),
+                ("phase", phase, c_phase),
+                ("method", method, c_method),
+            ):
+                if separate and composite and separate != composite:
+                    problems.append(f"{name} {separate!r} conflicts with cost label {composite_raw!r}")
+                    conflict = True
+                    merged.append(None)
+                else:
+                    merged.append(separate or composite)
+            project, phase, method = merged
+
+        experiment = canonical_value(experiment_raw) if experiment_raw else None
+        if not any((project_raw, phase_raw, method_raw, experiment_raw, composite_raw)):
+            status = "untagged"
+        elif conflict:
+            status = "conflict"
+        elif problems:
+            status = "unknown-label"
+        elif project and phase and method:
+            status = "ok"
+        else:
+            status = "partial"
+            missing = [n for n, v in (("project", project), ("phase", phase), ("method", method)) if not v]
+            if not experiment:
+                problems.append("missing " + ", ".join(missing))
+        return Resolved(project, phase, method, experiment, status, tuple(problems))
+
+    def resolve_json(self, tags_json: str) -> Resolved:
+        try:
+            data = json.loads(tags_json) if tags_json else {}
+        except json.JSONDecodeError:
+            return Resolved(status="unknown-label", problems=(f"tags are not JSON: {tags_json[:80]!r}",))
+        if not isinstance(data, dict):
+            return Resolved(status="unknown-label", problems=("tags are not a JSON object",))
+        return self.resolve(data)

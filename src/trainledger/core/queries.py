@@ -1,0 +1,33 @@
+"""SQL lives in ``queries/<stage>/*.sql``, one statement file per step, loaded by its relative name
+(``attribute/place``): the folders follow the pipeline (schema, ingest, attribute, checks, report, export)."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parents[1]
+# Installed wheel: queries/ sits inside the package. Source checkout: at the repository root.
+_CANDIDATES = (_PACKAGE / "queries", _PACKAGE.parents[1] / "queries")
+
+
+def directory() -> Path:
+    for candidate in _CANDIDATES:
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(f"queries/ folder not found next to {_PACKAGE}")
+
+
+def names() -> list[str]:
+    """Every query's name, ``<folder>/<file stem>``, sorted."""
+    root = directory()
+    return sorted(p.relative_to(root).with_suffix("").as_posix() for p in root.rglob("*.sql"))
+
+
+@cache
+def load(name: str) -> str:
+    """The text of ``queries/<name>.sql``."""
+    path = directory() / f"{name}.sql"
+    if not path.is_file():
+        raise KeyError(f"no query named {name!r} in {directory()}")
+    return path.read_text(encoding="utf-8")

@@ -1,0 +1,1 @@
+"""The experiment log (SPEC §5): read from JSON Lines or MLflow, loaded into the warehouse with estimates."""

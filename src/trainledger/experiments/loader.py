@@ -1,0 +1,121 @@
+"""Loading the experiment log into the warehouse: experiments, their resource windows and estimates.
+
+An experiment's estimate comes from the log when it gives one; otherwise from the estimator on its params,
+whose result is kept in full (``estimator_results``) either way.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+from trainledger import estimate as estimator
+from trainledger.attribution.labels import LabelScheme
+from trainledger.core.config import Config
+from trainledger.core.errors import InputError
+from trainledger.core.reporter import Reporter
+from trainledger.estimate import Catalog
+from trainledger.experiments.log import Experiment, LogContent, build, merge, read_log
+from trainledger.warehouse.connection import Connection, insert_rows
+
+
+def estimate_rows(experiment: Experiment, where: str) -> list[tuple[str, str | None, str, Decimal]]:
+    """(phase, category, currency, amount) from the log's ``estimate``: ``{"train": 1800}`` or
+    ``{"train": {"compute": 1500, "storage": 300}}``."""
+    estimate = experiment.estimate
+    currency = str(estimate.get("currency", "USD")).upper()
+    rows = []
+    for phase, value in estimate.items():
+        if phase == "currency":
+            continue
+        items = value.items() if isinstance(value, dict) else [(None, value)]
+        for category, amount in items:
+            try:
+                rows.append((phase, category, currency, Decimal(str(amount))))
+            except ArithmeticError:
+                raise InputError(f"{where}: estimate.{phase}: expected a number, got {amount!r}") from None
+    return rows
+
+
+EstimateRow = tuple[str, str, str | None, str, Decimal, str]
+
+
+def _run_estimator(
+    config: Config, catalog: Catalog | None, e: Experiment, where: str, reporter: Reporter
+) -> tuple[tuple[str, bool, str] | None, list[EstimateRow]]:
+    """The estimator on the experiment's params: its result row, and its money when the log has no estimate."""
+    if not e.params:
+        if not e.estimate:
+            reporter.warn(
+                f"{where}: experiment {e.experiment_id} has neither estimate nor params to estimate from"
+            )
+        return None, []
+    result = estimator.estimate(e.method, e.params, config.estimator, catalog, f"{where}: {e.experiment_id}")
+    fill_in = not estimate_rows(e, where)
+    detail = (e.experiment_id, fill_in, json.dumps(result.to_json()))
+    if not fill_in:
+        return detail, []
+    rows: list[EstimateRow] = [
+        (e.experiment_id, p.phase, p.category, result.currency, p.cost, "estimator")
+        for p in result.phases()
+        if p.cost is not None
+    ]
+    if result.missing:
+        reporter.detail(f"estimator, {e.experiment_id}: missing {'; '.join(result.missing)}")
+    if not rows:
+        reporter.warn(f"{where}: no estimate for {e.experiment_id}: {'; '.join(result.missing)}")
+    return detail, rows
+
+
+def load(con: Connection, config: Config, reporter: Reporter, log: LogContent | None = None) -> int:
+    """Replace the experiments tables with the log's current state (``log``: as already read, else read
+    now); returns the experiment count. Without a log configured the tables are left as they are."""
+    log = log or read_log(config, reporter)
+    if log is None:
+        return 0
+    scheme = LabelScheme(config.labels)
+    merged = merge(log.records(), reporter)
+    experiments = [(where, build(where, record, scheme)) for where, record in merged.values()]
+    con.execute("DELETE FROM experiments")
+    con.execute("DELETE FROM experiment_resources")
+    con.execute("DELETE FROM estimates WHERE basis IN ('log', 'estimator')")
+    con.execute("DELETE FROM estimator_results")
+    catalog = Catalog.from_warehouse(con)
+    rows: list[tuple[Any, ...]] = []
+    windows: list[tuple[Any, ...]] = []
+    estimates: list[EstimateRow] = []
+    results: list[tuple[str, bool, str]] = []
+    for where, e in experiments:
+        rows.append(
+            (
+                e.experiment_id,
+                e.project,
+                e.method,
+                e.status,
+                e.started_at,
+                e.ended_at,
+                json.dumps(e.params, default=str),
+                json.dumps(e.estimate, default=str),
+                json.dumps(e.metrics, default=str),
+                json.dumps(e.record, default=str, sort_keys=True),
+            )
+        )
+        windows.extend(
+            (e.experiment_id, w.phase, w.provider, w.resource_id, w.gpus, w.started_at, w.ended_at)
+            for w in e.windows
+        )
+        estimates.extend(
+            (e.experiment_id, phase, category, currency, amount, "log")
+            for phase, category, currency, amount in estimate_rows(e, where)
+        )
+        detail, estimated = _run_estimator(config, catalog, e, where, reporter)
+        if detail is not None:
+            results.append(detail)
+        estimates.extend(estimated)
+    insert_rows(con, "experiments", rows)
+    insert_rows(con, "experiment_resources", windows)
+    insert_rows(con, "estimates", estimates)
+    insert_rows(con, "estimator_results", results)
+    reporter.step(f"experiment log: {len(experiments)} experiment(s)")
+    return len(experiments)

@@ -1,0 +1,1 @@
+"""What leaves trainledger: export files, text tables, post-mortems, alert deliveries."""

@@ -1,0 +1,122 @@
+"""Finance exports: CSV (SPEC §7 columns) that add up to the invoice, byte-identical run to run."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+from trainledger.core import queries
+from trainledger.core.config import Config
+from trainledger.core.errors import TrainledgerError
+from trainledger.core.files import safe_text, write_atomic
+from trainledger.core.money import fmt
+from trainledger.core.reporter import Reporter
+from trainledger.outputs import export_focus
+from trainledger.reports.realize import DIMENSIONS
+from trainledger.warehouse import step_state
+from trainledger.warehouse.connection import Connection
+
+CSV_COLUMNS = (
+    "billing_period",
+    "provider",
+    "billing_account_id",
+    "sub_account_id",
+    "project",
+    "phase",
+    "method",
+    "experiment_id",
+    "cost_category",
+    "service_name",
+    "rule",
+    "currency",
+    "billed_cost",
+    "effective_cost",
+    "list_cost",
+)
+MONEY_COLUMNS = {"billed_cost", "effective_cost", "list_cost"}
+# Dimensions `--by` may keep; billing_period and currency are always kept (periods and currencies never mix).
+BY_NAMES = {name: column for name, column in DIMENSIONS.items() if column in CSV_COLUMNS}
+
+
+def parse_by(text: str | None) -> list[str]:
+    if not text:
+        return [c for c in CSV_COLUMNS if c not in MONEY_COLUMNS]
+    kept = {"billing_period", "currency"}
+    for name in (n.strip().lower() for n in text.split(",") if n.strip()):
+        if name not in BY_NAMES:
+            raise TrainledgerError(
+                f"unknown dimension {name!r} for --by (known: {', '.join(sorted(BY_NAMES))})"
+            )
+        kept.add(BY_NAMES[name])
+    return [c for c in CSV_COLUMNS if c in kept]
+
+
+def export_rows(con: Connection, period: str, by: list[str]) -> list[tuple[object, ...]]:
+    kept = set(by)
+    select = ", ".join(
+        f'"{c}"' if c in kept else f'NULL AS "{c}"' for c in CSV_COLUMNS if c not in MONEY_COLUMNS
+    )
+    sql = queries.load("export/allocations").replace("/*dimensions*/", select)
+    return con.execute(sql, {"period": period}).fetchall()
+
+
+def render_csv(rows: list[tuple[object, ...]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for row in rows:
+        cells = []
+        for column, value in zip(CSV_COLUMNS, row, strict=True):
+            if column in MONEY_COLUMNS:
+                cells.append(fmt(value))  # type: ignore[arg-type]
+            else:
+                cells.append("" if value is None else safe_text(str(value)))
+        writer.writerow(cells)
+    return out.getvalue()
+
+
+def export_csv(con: Connection, period: str, by: str | None = None) -> str:
+    known = con.execute(
+        "SELECT count(*) FROM allocations WHERE billing_period = $p", {"p": period}
+    ).fetchone()
+    if not known or not known[0]:
+        raise TrainledgerError(f"no allocations for billing period {period}; run `trainledger nightly` first")
+    return render_csv(export_rows(con, period, parse_by(by)))
+
+
+def write_period_exports(
+    con: Connection, config: Config, reporter: Reporter, allocations: str | None = None
+) -> list[tuple[Path, bool]]:
+    """One file per billing period into ``[exports] dir`` (nightly): the finance CSV, or FOCUS CSV when
+    ``[exports] format = "focus"``. Returns each file and whether it was left as it was.
+
+    ``allocations`` is the fingerprint of the allocations' inputs: a file written from the same
+    allocations in the same format, and still as written (same sha256), is left alone. Temporary files
+    that a killed run left behind are removed first: the caller holds the warehouse's write lock, so no
+    other nightly run is writing them.
+    """
+    assert config.exports.dir
+    folder = Path(config.resolve(config.exports.dir))
+    for stale in folder.glob(".trainledger-*.tmp"):
+        stale.unlink(missing_ok=True)
+    written = []
+    for (period,) in con.execute("SELECT DISTINCT billing_period FROM allocations ORDER BY 1").fetchall():
+        focus = config.exports.format == "focus"
+        path = folder / (f"trainledger-{period}-focus.csv" if focus else f"trainledger-{period}.csv")
+        step = f"export:{path.name}"
+        fingerprint = step_state.digest(allocations, config.exports.format, period)
+        state = step_state.unchanged(con, step, fingerprint) if allocations else None
+        kept = state is not None and state.detail.get("sha256") == step_state.file_digest(path)
+        if kept:
+            reporter.detail(f"{path} unchanged")
+        else:
+            if focus:
+                export_focus.write(con, period, path)
+            else:
+                write_atomic(path, export_csv(con, period))
+            if allocations:
+                step_state.record(con, step, fingerprint, {"sha256": step_state.file_digest(path)})
+            reporter.step(f"wrote {path}")
+        written.append((path, kept))
+    return written

@@ -1,0 +1,1 @@
+"""Report data computed from allocations: realized cost, reconciliation, shape, benefit, budgets, coverage."""

@@ -1,0 +1,121 @@
+"""Realized cost by any dimension (polars over allocations pre-grouped in DuckDB).
+
+Time: a charge (or a time segment of one) counts in the hour, day or month its period starts, and
+``since``/``until`` keep the allocations that start in ``[since, until)``, so consecutive ranges add up to
+the whole without counting a month-long charge (tax, credits, fees) twice. Buckets are UTC.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+
+import polars as pl
+
+from trainledger.attribution import waste
+from trainledger.core import queries
+from trainledger.core.errors import TrainledgerError
+from trainledger.warehouse.connection import Connection
+
+# CLI dimension name -> allocations column.
+DIMENSIONS = {
+    "project": "project",
+    "phase": "phase",
+    "method": "method",
+    "experiment": "experiment_id",
+    "experiment_id": "experiment_id",
+    "category": "cost_category",
+    "cost_category": "cost_category",
+    "rule": "rule",
+    "provider": "provider",
+    "service": "service_name",
+    "service_name": "service_name",
+    "account": "billing_account_id",
+    "billing_account_id": "billing_account_id",
+    "sub_account": "sub_account_id",
+    "sub_account_id": "sub_account_id",
+    "period": "billing_period",
+    "billing_period": "billing_period",
+    "charge_category": "charge_category",
+    "pricing_category": "pricing_category",
+    "waste": "waste",
+    "commitment": "commitment",
+}
+# Granularity -> (date_trunc unit, label format): ISO 8601, UTC, so text order is time order.
+GRANULARITIES = {
+    "hour": ("hour", "%Y-%m-%dT%H:00:00Z"),
+    "day": ("day", "%Y-%m-%d"),
+    "month": ("month", "%Y-%m"),
+}
+MONEY = ("billed_cost", "effective_cost", "list_cost")
+
+
+def parse_dimensions(text: str | None) -> list[str]:
+    names = [d.strip().lower() for d in (text or "").split(",") if d.strip()]
+    unknown = [n for n in names if n not in DIMENSIONS]
+    if unknown:
+        known = ", ".join(sorted({k for k in DIMENSIONS if "_" not in k}))
+        raise TrainledgerError(f"unknown dimension {unknown[0]!r} for --by (known: {known})")
+    columns: list[str] = []
+    for name in names:
+        if DIMENSIONS[name] not in columns:
+            columns.append(DIMENSIONS[name])
+    return columns
+
+
+def cost_frame(
+    con: Connection,
+    columns: list[str],
+    granularity: str | None = None,
+    since: date | None = None,
+    until: date | None = None,
+    where: dict[str, str] | None = None,
+    max_seconds: int | None = None,
+) -> pl.DataFrame:
+    """Allocations summed by (time bucket named after ``granularity``, first) + ``columns`` + currency
+    (never mixed), money as Decimal; ``max_seconds`` keeps only charges no longer than that."""
+    select = []
+    if granularity:
+        unit, label = GRANULARITIES[granularity]
+        select.append(f"strftime(date_trunc('{unit}', charge_period_start), '{label}') AS \"{granularity}\"")
+    select.extend(f'"{c}"' for c in columns)
+    select.append("currency")
+    conditions = ["TRUE"]
+    params: dict[str, object] = {}
+    source = "allocations"
+    if "waste" in columns:
+        source = f"({queries.load('report/waste_allocations')}) AS allocations"
+        params.update(waste.outcomes(con).params())
+    if "commitment" in columns:
+        source = (
+            f"(SELECT *, {_expression('report/commitment_class')} AS commitment FROM {source}) AS allocations"
+        )
+    if since:
+        conditions.append("charge_period_start >= $since")
+        params["since"] = since
+    if until:
+        conditions.append("charge_period_start < $until")
+        params["until"] = until
+    if max_seconds is not None:
+        conditions.append("epoch(charge_period_end) - epoch(charge_period_start) <= $max_seconds")
+        params["max_seconds"] = max_seconds
+    for i, (column, value) in enumerate((where or {}).items()):
+        conditions.append(f'"{column}" = $w{i}')
+        params[f"w{i}"] = value
+    sql = (
+        f"SELECT {', '.join(select)}, sum(billed_cost) AS billed_cost, sum(effective_cost) AS effective_cost, "
+        f"sum(list_cost) AS list_cost FROM {source} WHERE {' AND '.join(conditions)} "
+        f"GROUP BY ALL ORDER BY ALL"
+    )
+    frame = con.sql(sql, params=params).pl() if params else con.sql(sql).pl()
+    return frame.with_columns(pl.col(m).cast(pl.Decimal(38, 12)) for m in MONEY)
+
+
+def _expression(name: str) -> str:
+    """A query file that holds one SQL expression, without its header comment."""
+    return "\n".join(line for line in queries.load(name).splitlines() if not line.startswith("--"))
+
+
+def total(frame: pl.DataFrame, column: str = "effective_cost") -> Decimal:
+    value = frame.select(pl.col(column).sum()).item() if frame.height else None
+    return Decimal(value) if value is not None else Decimal(0)

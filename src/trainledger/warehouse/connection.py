@@ -1,0 +1,186 @@
+"""The embedded DuckDB warehouse: one writer at a time, every run one transaction, owner-only file."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from trainledger.core import queries
+from trainledger.core.config import Config
+from trainledger.core.errors import NotFound, TrainledgerError, WarehouseBusy
+
+Connection = duckdb.DuckDBPyConnection
+Settings = dict[str, str | bool | int | float | list[str]]  # DuckDB's connect(config=...)
+
+
+def _is_lock_error(exc: Exception) -> bool:
+    text = str(exc).lower()
+    return "lock" in text and ("conflicting" in text or "could not set" in text)
+
+
+def _holder(exc: Exception) -> str:
+    """DuckDB names the process holding the lock ("... (PID 1234)"); say so, it helps whoever waits."""
+    found = re.search(r"PID (\d+)", str(exc))
+    return f"process {found.group(1)}" if found else "another process"
+
+
+def _connect(
+    path: Path,
+    read_only: bool,
+    timeout_s: float,
+    notify: Callable[[str], None] | None = None,
+    settings: Settings | None = None,
+) -> Connection:
+    """Open the file, retrying while another process holds DuckDB's file lock, for at most ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    delay = 0.05
+    while True:
+        try:
+            return duckdb.connect(str(path), read_only=read_only, config=settings or {})
+        except duckdb.IOException as exc:
+            if not _is_lock_error(exc):
+                raise TrainledgerError(f"{path}: cannot open warehouse: {str(exc).splitlines()[0]}") from None
+            if notify is not None and delay == 0.05:
+                notify(f"waiting up to {timeout_s:g}s for {_holder(exc)} to release the warehouse")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                action = "read" if read_only else "write"
+                raise WarehouseBusy(
+                    f"{path}: warehouse is busy: {_holder(exc)} is writing to it; could not {action} it "
+                    f"within {timeout_s:g}s ([warehouse] lock_timeout_s, --lock-timeout); try again when "
+                    "that run ends"
+                ) from None
+            time.sleep(min(delay, remaining))
+            delay = min(delay * 2, 1.0)
+
+
+def _settings(config: Config) -> Settings:
+    """DuckDB settings from ``[warehouse]``: its memory (spilling to disk beyond it) and threads."""
+    settings: Settings = {"memory_limit": config.warehouse.memory_limit.replace(" ", "")}
+    if config.warehouse.threads:
+        settings["threads"] = config.warehouse.threads
+    return settings
+
+
+def _session(con: Connection) -> None:
+    """UTC for every time without a zone; no progress bar, since stdout carries only data."""
+    con.execute("SET TimeZone = 'UTC'")
+    con.execute("SET enable_progress_bar = false")
+
+
+@contextmanager
+def open_warehouse(
+    config: Config, *, write: bool, notify: Callable[[str], None] | None = None
+) -> Iterator[Connection]:
+    """Open the warehouse; a writer creates it (0600 in a 0700 folder) and its schema.
+
+    ``notify`` hears once that the call is waiting for another process's lock. While a writer is open
+    the process umask is 077, so the files DuckDB adds next to the warehouse (its
+    write-ahead log, spill files) are owner-only too: they hold the same data.
+    """
+    path = config.warehouse_path()
+    timeout = config.warehouse.lock_timeout_s
+    if not write:
+        if not path.exists():
+            raise NotFound(
+                f"{path}: no warehouse yet - run `trainledger nightly` (or `ingest` and `attribute`)"
+            )
+        con = _connect(path, read_only=True, timeout_s=timeout, notify=notify, settings=_settings(config))
+        try:
+            _session(con)
+            _refuse_earlier_layout(con, path)
+            yield con
+        finally:
+            con.close()
+        return
+    old_umask = os.umask(0o077)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fresh = not path.exists()
+        con = _connect(path, read_only=False, timeout_s=timeout, notify=notify, settings=_settings(config))
+        try:
+            if fresh:
+                os.chmod(path, 0o600)
+            _session(con)
+            _refuse_earlier_layout(con, path)
+            con.execute(queries.load("schema/warehouse"))
+            yield con
+        finally:
+            con.close()
+    finally:
+        os.umask(old_umask)
+
+
+def _refuse_earlier_layout(con: Connection, path: Path) -> None:
+    """A warehouse from an unreleased 0.1 development build (text charge ids, or allocations as a table
+    rather than a view over allocation_rows) is rebuilt, not patched: one `nightly` brings it all back."""
+    earlier = con.execute(
+        "SELECT 1 FROM information_schema.columns WHERE table_name = 'charges' AND column_name = 'charge_id' "
+        "AND data_type <> 'BIGINT' UNION ALL SELECT 1 FROM information_schema.columns WHERE table_name = 'charges' "
+        "AND column_name = 'source_file' UNION ALL SELECT 1 FROM information_schema.tables "
+        "WHERE table_name = 'allocations' AND table_type = 'BASE TABLE'"
+    ).fetchall()
+    if earlier:
+        raise TrainledgerError(
+            f"{path}: written by an earlier development build of trainledger; move it aside and run "
+            "`trainledger nightly` to rebuild it from the sources"
+        )
+
+
+@contextmanager
+def transaction(con: Connection) -> Iterator[Connection]:
+    """All or nothing: a failure (or a kill) leaves the warehouse as before the block."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield con
+    except BaseException:
+        with suppress(duckdb.Error):  # a connection DuckDB invalidated has rolled back already
+            con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")
+
+
+def insert_rows(con: Connection, table: str, rows: Sequence[Sequence[Any]]) -> None:
+    """Insert Python rows (in the table's column order) in one statement, through Arrow.
+
+    ``executemany`` runs one statement per row: seconds for the tens of thousands of experiments or tag
+    sets of a large organisation. Money goes as decimal text, so DuckDB rounds it as it rounds a parameter.
+    """
+    if not rows:
+        return
+    import pyarrow as pa
+
+    types = [str(t) for _, t, *_ in con.execute(f'DESCRIBE "{table}"').fetchall()]
+    arrays = []
+    for i, sql_type in enumerate(types):
+        values = [row[i] for row in rows]
+        if sql_type.startswith("DECIMAL"):
+            values = [None if v is None else format(v, "f") for v in values]
+        elif sql_type == "VARCHAR":
+            values = [None if v is None else str(v) for v in values]
+        arrays.append(pa.array(values))
+    batch = pa.table(arrays, names=[f"c{i}" for i in range(len(types))])
+    select = ", ".join(f"CAST(c{i} AS {t})" for i, t in enumerate(types))
+    con.register("insert_rows_batch", batch)
+    try:
+        con.execute(f'INSERT INTO "{table}" SELECT {select} FROM insert_rows_batch')
+    finally:
+        con.unregister("insert_rows_batch")
+
+
+def run(con: Connection, name: str, params: dict[str, Any] | None = None) -> duckdb.DuckDBPyConnection:
+    """Execute the named query file with DuckDB named parameters."""
+    return con.execute(queries.load(name), params or {})
+
+
+def rows(con: Connection, name: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    cur = run(con, name, params)
+    cols = [d[0] for d in cur.description or []]
+    return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
