@@ -94,11 +94,11 @@ def _json_file(path: str | None, what: str) -> dict[str, Any]:
     return data
 
 
-def _load(obj: Context, experiment_id: str, state: Path, log_uri: str | None) -> runlog.Run:
+def _load(obj: Context, experiment_id: str, state: Path, log_uri: str | None) -> runlog.TrainingRun:
     """The run started by `log start` on this machine, or a fresh one (with a warning) when there is none."""
     if state.is_file():
         try:
-            run = runlog.Run.from_state(json.loads(state.read_text(encoding="utf-8")))
+            run = runlog.TrainingRun.from_state(json.loads(state.read_text(encoding="utf-8")))
             if run.experiment_id == experiment_id:
                 if log_uri:
                     run.log = log_uri
@@ -111,14 +111,14 @@ def _load(obj: Context, experiment_id: str, state: Path, log_uri: str | None) ->
     )
     placement = runlog.detect()
     here = placement.resource()
-    return runlog.Run(
+    return runlog.TrainingRun(
         record={"experiment_id": experiment_id},
         log=_destination(obj, log_uri),
         resources=[here] if here else [],
     )
 
 
-def _save(run: runlog.Run, state: Path) -> None:
+def _save(run: runlog.TrainingRun, state: Path) -> None:
     try:
         state.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         state.write_text(json.dumps(run.to_state()), encoding="utf-8")
@@ -128,7 +128,9 @@ def _save(run: runlog.Run, state: Path) -> None:
         )
 
 
-def _report(obj: Context, caught: list[warnings.WarningMessage], run: runlog.Run | None, what: str) -> None:
+def _report(
+    obj: Context, caught: list[warnings.WarningMessage], run: runlog.TrainingRun | None, what: str
+) -> None:
     for item in caught:
         obj.reporter.warn(str(item.message).removeprefix("trainledger: "))
     if run is not None and run.written:
