@@ -1,4 +1,4 @@
-"""SQL lives in ``queries/*.sql``, one statement file per step, loaded by name."""
+"""SQL lives in ``queries/``, one statement file per step, loaded by name (``"folder/name"`` in a subfolder)."""
 
 from __future__ import annotations
 
@@ -18,12 +18,13 @@ def directory() -> Path:
 
 
 def names() -> list[str]:
-    return sorted(p.stem for p in directory().glob("*.sql"))
+    root = directory()
+    return sorted(p.relative_to(root).with_suffix("").as_posix() for p in root.rglob("*.sql"))
 
 
 @cache
 def load(name: str) -> str:
-    """The text of ``queries/<name>.sql``."""
+    """The text of ``queries/<name>.sql``; ``name`` may be ``"folder/name"``."""
     path = directory() / f"{name}.sql"
     if not path.is_file():
         raise KeyError(f"no query named {name!r} in {directory()}")
