@@ -117,10 +117,9 @@ class Builder:
         found = self.calibration.phases.get(phase) if self.calibration else None
         if found is None or self.calibration is None:
             return None
-        self.note(
-            f"mfu_{phase}", num(found.value.quantize(Decimal("0.0001"))), self.calibration.source(phase)
-        )
-        return found.value
+        value = found.value.quantize(Decimal("0.0001"))  # the value stated is the value used
+        self.note(f"mfu_{phase}", num(value), self.calibration.source(phase))
+        return value
 
     def mfu(self, kind: str, phase: str) -> Decimal:
         """Params, then config, then this method's reconciled runs on this GPU, then the textbook value."""
@@ -233,7 +232,7 @@ class Builder:
                 flops,
                 f"2 x {model.size()} x {sci(tokens)} tokens",
                 "decode",
-                "decode",
+                "nominal decode FLOPs, at the phase's calibrated MFU",
                 model,
                 tokens,
             )

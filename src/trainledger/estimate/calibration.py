@@ -34,8 +34,9 @@ class Calibration:
     def source(self, phase: str) -> str:
         found = self.phases[phase]
         ids = ", ".join(found.runs)
+        runs = "1 run" if len(found.runs) == 1 else f"{len(found.runs)} runs"
         return (
-            f"calibrated from {len(found.runs)} runs ({ids}): median implied MFU of their {phase} phase "
+            f"calibrated from {runs} ({ids}): median implied MFU of their {phase} phase "
             f"({self.method} on {self.gpu}; --no-calibration for the textbook defaults)"
         )
 
