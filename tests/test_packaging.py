@@ -27,7 +27,9 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_every_query_file_ships_in_the_wheel(wheel: Path) -> None:
     shipped = {
-        Path(n).stem for n in zipfile.ZipFile(wheel).namelist() if n.startswith("trainledger/queries/")
+        Path(n).relative_to("trainledger/queries").with_suffix("").as_posix()
+        for n in zipfile.ZipFile(wheel).namelist()
+        if n.startswith("trainledger/queries/") and n.endswith(".sql")
     }
     assert shipped == set(queries.names())
 

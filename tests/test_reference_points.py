@@ -68,8 +68,14 @@ def test_deepseek_r1_zero_rl_gpu_hours() -> None:
             "steps_per_rollout": 16,  # 8,192 outputs per rollout / 512 per step
             "price_per_gpu_hour": 2,
             "stages": [
-                {"method": "rl", "params": {"steps": 8200, "max_response_tokens": 32768, "response_tokens": 5750}},
-                {"method": "rl", "params": {"steps": 2200, "max_response_tokens": 65536, "response_tokens": 16000}},
+                {
+                    "method": "rl",
+                    "params": {"steps": 8200, "max_response_tokens": 32768, "response_tokens": 5750},
+                },
+                {
+                    "method": "rl",
+                    "params": {"steps": 2200, "max_response_tokens": 65536, "response_tokens": 16000},
+                },
             ],
         },
     )

@@ -94,7 +94,10 @@ PARAMS: tuple[Param, ...] = (
     ),
     Param("eval_prompt_tokens", "tokens", "0 (reported)", "prompt tokens per eval sample"),
     Param(
-        "mfu", "fractions", "train .40, prefill .50, decode .10", '{"train", "prefill", "decode"} overrides'
+        "mfu",
+        "fractions",
+        "calibrated, else train .40, prefill .50, decode .10",
+        '{"train", "prefill", "decode"} overrides',
     ),
     Param(
         "overhead_factor", "x", "1.0", "evaluations, checkpoints, restarts, queueing inside the reservation"

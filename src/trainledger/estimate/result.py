@@ -175,6 +175,9 @@ def sci(value: Decimal | None) -> str:
 
 
 def hours_text(value: Decimal) -> str:
+    """Hours to the cent, or to three significant digits below one hour (so small work does not read 0.00)."""
+    if abs(value) < 1:
+        return f"{float(value):.3g}"
     return f"{value.quantize(CENT, ROUND_HALF_EVEN):,f}"
 
 
