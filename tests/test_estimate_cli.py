@@ -221,3 +221,15 @@ def test_catalog_prices_in_the_warehouse_price_the_logged_experiments(run, proje
     assert report["assumptions"]["estimator"]["price_per_gpu_hour"]["source"].startswith("GCP Cloud Catalog")
     train = next(r for r in report["rows"] if (r["phase"], r["category"]) == ("train", "compute"))
     assert train["estimated"] == "1710.27"  # 154.6181 GPU h x 11.06125
+
+
+def test_estimate_help_lists_every_param_with_unit_and_default(run) -> None:
+    from trainledger.estimate.params import PARAMS
+
+    result = run("estimate", "--help")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    for p in PARAMS:
+        line = next((x for x in lines if x.strip().startswith(p.name + " ")), None)
+        assert line is not None, p.name
+        assert line.endswith(f"[{p.unit}; default: {p.default}]"), line

@@ -132,7 +132,7 @@ def test_overhead_is_always_printed_and_scales_each_phase() -> None:
     # 6 x 1e9 x 1.8e6 = 1.08e16 / (989e12 x 0.4 x 3600) = 0.0075834 GPU-h, plus half of it again.
     overhead = work(est, "overhead x1.5 (evaluations, checkpoints, restarts, queueing)")
     assert overhead.gpu_hours.quantize(Decimal("1e-9")) == Decimal("0.003791709")
-    with pytest.raises(InputError, match="overhead_factor: expected a number >= 1, got '0.5'"):
+    with pytest.raises(InputError, match=r"overhead_factor: expected a number >= 1, got '0\.5'"):
         estimate("sft", {**base, "overhead_factor": "0.5"})
 
 
