@@ -12,7 +12,7 @@ from conftest import Project
 
 def test_estimate_a_logged_experiment_shows_work_totals_and_assumptions(run) -> None:
     run("nightly")
-    result = run("estimate", "exp-rl-0421")
+    result = run("estimate", "exp-rl-0421", "--no-calibration")
     assert result.exit_code == 0, result.stderr
     out = result.stdout
     assert out.startswith("Estimate for exp-rl-0421 (method rl), money in USD\n")
@@ -24,6 +24,37 @@ def test_estimate_a_logged_experiment_shows_work_totals_and_assumptions(run) -> 
         "decode_tokens_per_s_per_gpu@7B  7064              derived: peak 989 TFLOP/s x decode MFU 0.1 / (2 x 7B)"
         in out
     )
+    # The derivation: FLOPs -> GPU hours per work item, money per phase, each with its source.
+    assert (
+        "train    policy update (forward+backward): 6 x 7B x 5.24e+09 tokens = 2.2e+20 FLOPs / (989 TFLOP/s x"
+        in out
+    )
+    assert "train    train: 154.62 GPU-h x 6.88/GPU-h = 1063.77 USD" in out
+    assert "total    2822.54 USD" in out
+
+
+def test_estimate_is_calibrated_by_the_reconciled_runs_of_the_same_method_and_gpu(run) -> None:
+    run("nightly")
+    reconciled = json.loads(run("reconcile", "exp-rl-0419", "--format", "json").stdout)
+    implied = {c["phase"]: c["implied_mfu"] for c in reconciled["assumptions"]["compute"]}
+    result = run("estimate", "exp-rl-0421", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    assumptions = json.loads(result.stdout)["assumptions"]
+    for phase in ("train", "rollout"):
+        assert assumptions[f"mfu_{phase}"]["value"] == implied[phase].rstrip("0")
+        assert assumptions[f"mfu_{phase}"]["source"].startswith(
+            f"calibrated from 1 run (exp-rl-0419): median implied MFU of their {phase} phase (rl on H100"
+        )
+
+
+def test_estimate_as_markdown(run) -> None:
+    run("nightly")
+    result = run("estimate", "exp-opd-0425", "--format", "markdown", "--no-calibration")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("# Estimate: exp-opd-0425\n")
+    assert "## Derivation" in result.stdout
+    assert "| teacher forward on student tokens |" in result.stdout
+    assert "| overhead_factor | 1 | default: nothing added" in result.stdout
 
 
 def test_estimate_from_a_params_file_as_json(run, project: Project) -> None:
@@ -77,7 +108,17 @@ def test_estimate_explains_what_is_wrong(run, project: Project) -> None:
     result = run("estimate", "--params", "plan.json")
     assert result.exit_code == 1
     assert result.stderr == (
-        'trainledger: error: plan.json: no method: add "method": "sft" | "rl" | "opd" or pass --method\n'
+        'trainledger: error: plan.json: no method: add "method": "sft" | "rl" | "opd" | "dpo" or pass --method\n'
+    )
+    (project.root / "plan.json").write_text(
+        '{"method": "rl", "params": {"gpu_type": "H100"}}', encoding="utf-8"
+    )
+    result = run("estimate", "--params", "plan.json")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "trainledger: error: plan.json: nothing to estimate: method rl needs model_params_b, steps, "
+        "rollout_prompts, response_tokens, reward_params_b, reference_params_b (and gpu_type or instance_type "
+        "for GPU hours); see `trainledger estimate --help` for every param\n"
     )
     run("nightly")
     result = run("estimate", "exp-nope")
@@ -180,3 +221,15 @@ def test_catalog_prices_in_the_warehouse_price_the_logged_experiments(run, proje
     assert report["assumptions"]["estimator"]["price_per_gpu_hour"]["source"].startswith("GCP Cloud Catalog")
     train = next(r for r in report["rows"] if (r["phase"], r["category"]) == ("train", "compute"))
     assert train["estimated"] == "1710.27"  # 154.6181 GPU h x 11.06125
+
+
+def test_estimate_help_lists_every_param_with_unit_and_default(run) -> None:
+    from trainledger.estimate.params import PARAMS
+
+    result = run("estimate", "--help")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    for p in PARAMS:
+        line = next((x for x in lines if x.strip().startswith(p.name + " ")), None)
+        assert line is not None, p.name
+        assert line.endswith(f"[{p.unit}; default: {p.default}]"), line

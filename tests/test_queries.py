@@ -33,6 +33,7 @@ def test_every_query_file_is_used_by_the_commands(
         ("report",),
         ("labels",),
         ("reconcile", "exp-sft-0412"),
+        ("estimate", "exp-rl-0421"),
         ("budgets",),
         ("export", "--period", "2026-11", "--out", "nov.csv"),
         ("export", "--period", "2026-11", "--format", "focus", "--out", "nov-focus.csv"),

@@ -1,8 +1,14 @@
-"""The estimator held to published compute figures of real post-training runs.
+"""The estimator held to published post-training runs, with only the numbers their authors published.
 
-Each test states the reference, where it was published, the inputs taken from that publication, what was
-not published (and what the test does about it), and the tolerance. The estimator runs with its default
-MFU; nothing here is tuned to make a reference pass.
+Each test cites where every input comes from (paper, table, page; "read off a figure" where it was),
+says what was not published and what the test does about it, and asserts the ratio of the estimate to
+the published GPU hours. MFU stays at the textbook defaults and the decode speed at its documented
+model-derived default: nothing here is tuned to make a reference land. Where a number was found through a
+transcription rather than the primary PDF, the docstring says so.
+
+Summary (estimate / published GPU hours): DeepSeek-R1-Zero 0.82, Olmo 3 Think 32B SFT 0.88, Vicuna-13B
+0.54 (outside 25 %: a rounded "one day" on preemptible instances), Alpaca 7B 0.30 with the low-utilisation
+warning; Thinking Machines OPD FLOPs within 3 %.
 """
 
 from __future__ import annotations
@@ -12,63 +18,193 @@ from decimal import Decimal
 from trainledger.estimate import estimate
 
 
-def relative_error(estimated: Decimal, published: Decimal) -> Decimal:
-    return abs(estimated - published) / published
+def ratio(estimated: Decimal | None, published: Decimal) -> Decimal:
+    assert estimated is not None
+    return estimated / published
 
 
 def test_deepseek_r1_zero_rl_gpu_hours() -> None:
-    """DeepSeek-R1-Zero's GRPO run: 198 hours on 512 H800 GPUs = 101,376 GPU hours.
+    """DeepSeek-R1-Zero's GRPO run: 101K H800 GPU hours (512 H800 for about 198 hours).
 
-    Source: Guo et al., "DeepSeek-R1 incentivizes reasoning in LLMs through reinforcement learning",
-    Nature 645 (2025), Methods and Supplementary Information (training cost: R1-Zero 198 h on 512 H800,
-    R1 another 80 h, ~5K GPU hours for SFT data; $294K at $2 per GPU hour, as reported by Nature News,
-    Reuters and The Register, Sept. 2025). Workload from the Methods: 10,400 steps of 32 questions x 16
-    samples; maximum generation length 32,768 tokens before step 8,200 and 65,536 after; KL against a
-    reference model refreshed every 400 steps; rule-based rewards (no reward model); one inner epoch.
-    Model: DeepSeek-V3-Base, 37B activated parameters per token (MoE, 671B total).
+    Sources: Guo et al., "DeepSeek-R1 incentivizes reasoning in LLMs through reinforcement learning",
+    Nature 645, 633-638 (2025), https://www.nature.com/articles/s41586-025-09422-z.
+    - Methods, training details of DeepSeek-R1-Zero: 16 outputs per question, maximum length 32,768 tokens
+      before the 8.2k step and 65,536 after, 10,400 steps in all, 32 unique questions per step (batch 512),
+      reference model replaced by the policy every 400 steps, "each rollout generates 8,192 outputs, which
+      are randomly split into 16 mini-batches and trained for only a single inner epoch"; rule-based
+      accuracy and format rewards (no reward model).
+    - Supplementary Information B.4.4 and Supplementary Table 7: R1-Zero 101K H800 GPU hours (about
+      198 h on 64 nodes of 8 H800), $202K at $2 per GPU hour.
+    - Model: DeepSeek-V3-Base (DeepSeek-V3 technical report, arXiv:2412.19437, Section 4.2): 671B total,
+      37B activated per token, 61 layers, hidden size 7,168. The reference model is the policy's size.
+    These were checked through public transcriptions of the paper's text found by search, not the PDF.
 
-    Not published: mean response and prompt lengths. The test uses the published maximum lengths as the
-    tokens of every sample (a synchronous GRPO step waits for its longest rollout) and prompts of 0 tokens
-    (short beside ~40K-token responses). H800 has H100's 989 TFLOP/s dense BF16. Tolerance: 25 %.
+    Not published: the mean response length and the prompt length. The mean is read off Fig. 1b (the
+    average response length on the training set; arXiv v1 Fig. 3), via a transcription that describes it
+    as growing from about 1,000 to about 17,500 tokens with a jump at the 8.2k step: here about 5,750 on
+    average before the jump (1,000 rising to about 10,500) and 16,000 after. They move only the scoring
+    and training lines (about a tenth of the total): a 30 % error in them moves the ratio by about 0.03.
+    Prompts are left out (reported as missing). H800 has H100's 989 TFLOP/s dense BF16.
+
+    What decides the result is the straggler bound: each rollout waits for its longest sample, at the
+    derived one-sequence decode speed (49.9 tok/s: BF16 weights streamed from a 5-node replica at half
+    the HBM bandwidth). Without that bound (throughput only) the estimate is 0.2x; with the decode rate
+    of the 671B total it was 3.3x. Band: +-25 %; estimate 82,832 GPU hours (0.82x).
     """
-    mean_max_length = (Decimal(8200) * 32768 + Decimal(2200) * 65536) / 10400  # 39,699.7 tokens
     est = estimate(
         "rl",
         {
-            "model_params_b": 37,
+            "model_params_b": 671,
+            "active_params_b": 37,
+            "reference_params_b": 671,
+            "reference_active_params_b": 37,
+            "reward_params_b": 0,
+            "num_layers": 61,
+            "hidden_size": 7168,
             "gpu_type": "H800",
             "gpus": 512,
-            "steps": 10400,
             "rollout_prompts": 32,
             "group_size": 16,
-            "prompt_tokens": 0,
-            "response_tokens": mean_max_length,
-            "reward_params_b": 0,
-            "reference_params_b": 37,
+            "steps_per_rollout": 16,  # 8,192 outputs per rollout / 512 per step
             "price_per_gpu_hour": 2,
+            "stages": [
+                {
+                    "method": "rl",
+                    "params": {"steps": 8200, "max_response_tokens": 32768, "response_tokens": 5750},
+                },
+                {
+                    "method": "rl",
+                    "params": {"steps": 2200, "max_response_tokens": 65536, "response_tokens": 16000},
+                },
+            ],
         },
     )
-    published_gpu_hours = Decimal(198 * 512)  # 101,376
-    assert est.gpu_hours is not None and est.total is not None
-    assert relative_error(est.gpu_hours, published_gpu_hours) <= Decimal("0.25")  # estimate: 85,676 (-15.5 %)
-    assert relative_error(est.total, published_gpu_hours * 2) <= Decimal("0.25")  # 202,752 USD at $2/GPU-h
-    assert est.missing == []
+    published = Decimal(101_000)
+    assert Decimal("0.75") <= ratio(est.gpu_hours, published) <= Decimal("1.25")  # 0.82
+    assert Decimal("0.75") <= ratio(est.total, published * 2) <= Decimal("1.25")  # $202K at $2/GPU-h
+    generation = [c for c in est.components if "generation" in c.work]
+    assert [c.rate for c in generation] == ["longest sample (straggler)"] * 2
+    assert all("prompt_tokens" in m for m in est.missing)
+
+
+def test_olmo_3_think_32b_sft_gpu_hours() -> None:
+    """Olmo 3 Think 32B SFT: one run on 256 H100 for 36 hours = 9,216 GPU hours.
+
+    Source: Team OLMo, "Olmo 3" (arXiv:2512.13961, Dec. 2025).
+    - GPU hours, from the report's account of post-training compute: "For SFT, we swept over four
+      candidate learning rates, on 256 GPUs each, in parallel for 36 hours" (quoted in N. Lambert, "RLHF
+      book", appendix C, https://rlhfbook.com/c/appendix-c-practical). One run: 256 x 36 = 9,216.
+    - Table 47 (Think SFT hyperparameters, 32B): 2 epochs, 45.2B total tokens, sequence length 32,768
+      (packed), batch 4M tokens, 256 GPUs. Table 17: Dolci Think SFT 32B holds 2,253,916 examples. Both
+      read through a public transcription (an OLMo-core fork's notes on the paper), not the PDF.
+    - Architecture (model card and report): 64 layers, hidden size 5,120; Ai2 trains on H100.
+
+    Derived: 45.2B tokens / 2 epochs / 2,253,916 examples = 10,027 tokens per example. Reading "45.2B
+    total tokens" as per epoch instead would double the estimate (1.77x). Attention at the packed 32K
+    context is a quarter of the FLOPs here; without num_layers and hidden_size the estimate was 0.66x.
+    Band: +-25 %; estimate 8,138 GPU hours (0.88x).
+    """
+    examples = 2_253_916
+    est = estimate(
+        "sft",
+        {
+            "model_params_b": 32,
+            "num_layers": 64,
+            "hidden_size": 5120,
+            "gpu_type": "H100",
+            "gpus": 256,
+            "train_samples": examples,
+            "avg_tokens_per_sample": Decimal("45.2e9") / 2 / examples,
+            "epochs": 2,
+            "max_seq_len": 32768,
+            "batch_size": 128,  # 4M tokens / 32,768
+        },
+    )
+    assert Decimal("0.75") <= ratio(est.gpu_hours, Decimal(9216)) <= Decimal("1.25")  # 0.88
+    assert est.warnings == [] and est.missing == []
+
+
+def test_vicuna_13b_sft_gpu_hours() -> None:
+    """Vicuna-13B: "PyTorch FSDP on 8 A100 GPUs in one day" = 192 GPU hours, about $300.
+
+    Sources: LMSYS, "Vicuna: An Open-Source Chatbot Impressing GPT-4 with 90%* ChatGPT Quality"
+    (2023-03-30, https://lmsys.org/blog/2023-03-30-vicuna/): about 70K ShareGPT conversations, maximum
+    context 2,048, gradient checkpointing and flash attention, 8 A100 for one day on SkyPilot managed spot
+    instances. FastChat README (lm-sys/FastChat): global batch 128, 3 epochs, max length 2,048; and
+    fastchat/train/train.py pads every conversation to model_max_length (padding="max_length"), so each
+    sample costs 2,048 tokens of compute. LLaMA-13B (Touvron et al., arXiv:2302.13971, Table 2): 13.0B
+    parameters, 40 layers, hidden size 5,120.
+
+    Not published: how many samples the long conversations were split into (the test uses 70,000) and how
+    long "one day" was; spot preemptions and restarts sit inside it. This reference does not land: the
+    estimate is 103 GPU hours, 0.54x of 192. The test pins that, so a change that moves it is seen.
+    """
+    est = estimate(
+        "sft",
+        {
+            "model_params_b": 13,
+            "num_layers": 40,
+            "hidden_size": 5120,
+            "activation_recompute": True,
+            "gpu_type": "A100",
+            "gpus": 8,
+            "train_samples": 70_000,
+            "avg_tokens_per_sample": 2048,
+            "epochs": 3,
+            "batch_size": 128,
+        },
+    )
+    assert Decimal("0.45") <= ratio(est.gpu_hours, Decimal(192)) <= Decimal("0.65")  # 0.54: a known miss
+
+
+def test_alpaca_7b_raises_the_low_utilisation_warning() -> None:
+    """Stanford Alpaca 7B: "3 hours on 8 80GB A100s" = 24 GPU hours, under $100.
+
+    Sources: Taori et al., "Alpaca: A Strong, Replicable Instruction-Following Model" (Stanford CRFM blog,
+    2023-03-13, https://crfm.stanford.edu/2023/03/13/alpaca.html): 52K instruction-following
+    demonstrations, fine-tuning LLaMA 7B took 3 hours on 8 80GB A100s. tatsu-lab/stanford_alpaca README:
+    batch 128, 3 epochs, max length 512. LLaMA-7B (arXiv:2302.13971, Table 2): 6.7B parameters, 32
+    layers, hidden size 4,096.
+
+    Not published: the mean sample length (the code pads each batch to its longest sample, at most 512);
+    the test uses 512, an upper bound. Even so the estimate is 7.2 GPU hours (0.30x): 128 x 512 tokens
+    over 8 GPUs is 8,192 tokens per GPU per optimizer step, where the textbook MFU does not hold. The
+    estimator says so: the low-utilisation warning, which cites this run (24 / 7.2 = 3.3x).
+    """
+    est = estimate(
+        "sft",
+        {
+            "model_params_b": "6.7",
+            "num_layers": 32,
+            "hidden_size": 4096,
+            "gpu_type": "A100",
+            "gpus": 8,
+            "train_samples": 52_000,
+            "avg_tokens_per_sample": 512,
+            "epochs": 3,
+            "batch_size": 128,
+        },
+    )
+    assert ratio(est.gpu_hours, Decimal(24)) < Decimal("0.5")  # 0.30
+    assert len(est.warnings) == 1
+    assert est.warnings[0].startswith("8,192 tokens per GPU per optimizer step (under 10,000)")
+    assert "3.3x" in est.warnings[0]
+    assert (Decimal(24) / (est.gpu_hours or 1)).quantize(Decimal("0.1")) == Decimal("3.3")  # what it cites
 
 
 def test_thinking_machines_on_policy_distillation_flops() -> None:
     """On-policy distillation of Qwen3-8B-Base from Qwen3-32B to 70 % on AIME'24.
 
     Source: Kevin Lu / Thinking Machines Lab, "On-Policy Distillation" (Oct. 2025,
-    thinkingmachines.ai/blog/on-policy-distillation), math-reasoning cost table: teacher FLOPs 8.4e19,
-    student FLOPs 8.2e19, ~150 steps over 77K prompts x 4 samples. The same post quotes the Qwen3
-    technical report (Table 21): RL 17,920 GPU hours vs on-policy distillation 1,800 GPU hours for
-    Qwen3-8B; those GPU hours come without a workload, so they cannot be estimated from first principles
-    and are not tested here.
+    https://thinkingmachines.ai/blog/on-policy-distillation), math-reasoning cost table: teacher FLOPs
+    8.4e19, student FLOPs 8.2e19, ~150 steps over 77K prompts x 4 samples. The post's GPU hours (Qwen3
+    technical report, Table 21: RL 17,920 vs distillation 1,800 for Qwen3-8B) come without a workload and
+    are not tested.
 
     Not published: tokens per sample. The teacher's 8.4e19 FLOPs at 2·N·T with N = 32e9 pin T = 1.3125e9
     tokens (4,261 per sample, in line with the recipe's 4,096-token generations); the test then checks the
     student side, which the estimator computes independently as generation (2·N) plus update (6·N) over
-    the same tokens. Tolerance: 10 %.
+    the same tokens. Tolerance: 5 %.
     """
     tokens_per_sample = Decimal("8.4e19") / (2 * Decimal("32e9")) / (77_000 * 4)
     est = estimate(
@@ -84,7 +220,7 @@ def test_thinking_machines_on_policy_distillation_flops() -> None:
             "response_tokens": tokens_per_sample,
         },
     )
-    teacher = sum((c.flops for c in est.components if c.work.startswith("teacher")), Decimal(0))
-    student = sum((c.flops for c in est.components if c.work.startswith("student")), Decimal(0))
-    assert relative_error(teacher, Decimal("8.4e19")) <= Decimal("0.01")  # how T was chosen
-    assert relative_error(student, Decimal("8.2e19")) <= Decimal("0.10")  # estimate: 8.4e19 (+2.4 %)
+    teacher = sum((c.flops or 0 for c in est.components if c.work.startswith("teacher")), Decimal(0))
+    student = sum((c.flops or 0 for c in est.components if c.work.startswith("student")), Decimal(0))
+    assert abs(teacher / Decimal("8.4e19") - 1) <= Decimal("0.01")  # how T was chosen
+    assert abs(student / Decimal("8.2e19") - 1) <= Decimal("0.05")  # estimate: 8.4e19 (+2.4 %)

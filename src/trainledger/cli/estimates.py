@@ -8,11 +8,19 @@ from pathlib import Path
 import click
 
 from trainledger.cli.context import Context
-from trainledger.estimate import inputs, render
+from trainledger.estimate import METHODS, param_sources, render
+from trainledger.estimate.params import PARAMS
 from trainledger.warehouse.connection import open_warehouse
 
 
-@click.command()
+def _params_help() -> str:
+    """Every params key with unit and default, from the estimator's own list (\\b keeps click's layout)."""
+    width = max(len(p.name) for p in PARAMS)
+    rows = [f"  {p.name.ljust(width)}  {p.meaning} [{p.unit}; default: {p.default}]" for p in PARAMS]
+    return "\b\nParams (SPEC §6):\n" + "\n".join(rows)
+
+
+@click.command(epilog=_params_help())
 @click.argument("experiment_id", required=False)
 @click.option(
     "--params",
@@ -21,29 +29,48 @@ from trainledger.warehouse.connection import open_warehouse
     default=None,
     help="JSON file: a params object, or a record with method and params (SPEC §5).",
 )
-@click.option("--method", type=click.Choice(inputs.METHODS), default=None, help="Method for --params.")
-@click.option("--format", "fmt_", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--method", type=click.Choice(METHODS), default=None, help="Method for --params.")
+@click.option("--strict", is_flag=True, help="An unknown params key is an error, not a warning.")
+@click.option(
+    "--no-calibration",
+    is_flag=True,
+    help="Textbook MFU defaults, not the median implied MFU of your reconciled runs.",
+)
+@click.option(
+    "--format", "fmt_", type=click.Choice(["table", "json", "markdown"]), default="table", show_default=True
+)
 @click.pass_obj
 def estimate(
-    obj: Context, experiment_id: str | None, params_file: str | None, method: str | None, fmt_: str
+    obj: Context,
+    experiment_id: str | None,
+    params_file: str | None,
+    method: str | None,
+    strict: bool,
+    no_calibration: bool,
+    fmt_: str,
 ) -> None:
-    """Estimate cost from first principles (SPEC §6), with every assumption shown beside it."""
+    """Estimate cost from first principles (SPEC §6), with the derivation and every assumption beside it."""
     if (experiment_id is None) == (params_file is None):
         raise click.UsageError("give either EXPERIMENT_ID or --params FILE")
     config = obj.config
+    options = {"strict": strict, "calibrate": not no_calibration}
     if experiment_id is not None:
         with open_warehouse(config, write=False) as con:
-            result = inputs.for_experiment(con, config, experiment_id)
+            result = param_sources.for_experiment(con, config, experiment_id, **options)
         title = experiment_id
     else:
         assert params_file is not None
         if config.warehouse_path().exists():
             with open_warehouse(config, write=False) as con:
-                result = inputs.from_file(Path(params_file), method, config, con)
+                result = param_sources.from_file(Path(params_file), method, config, con, **options)
         else:
-            result = inputs.from_file(Path(params_file), method, config, None)
+            result = param_sources.from_file(Path(params_file), method, config, None, **options)
         title = params_file
+    for warning in result.warnings:
+        obj.reporter.warn(warning)
     if fmt_ == "json":
         click.echo(json.dumps({"source": title, **result.to_json()}, indent=2))
+    elif fmt_ == "markdown":
+        click.echo(render.markdown(result, title), nl=False)
     else:
         click.echo(render.text(result, title), nl=False)

@@ -1,10 +1,10 @@
-"""The estimate as a person reads it: work items, phase totals, and every assumption beside them."""
+"""The estimate as a person reads it: work items, phase totals, the derivation, and every assumption."""
 
 from __future__ import annotations
 
 from decimal import ROUND_HALF_EVEN, Decimal
 
-from trainledger.estimate.model import Estimate
+from trainledger.estimate.result import Estimate, sci
 from trainledger.outputs.tables import table
 
 
@@ -12,42 +12,84 @@ def _hours(value: Decimal | None) -> str:
     return "-" if value is None else f"{value.quantize(Decimal('0.01'), ROUND_HALF_EVEN):,f}"
 
 
-def _sci(value: Decimal | None) -> str:
-    return "-" if value is None else f"{float(value):.3g}"
-
-
-def text(est: Estimate, title: str) -> str:
-    lines = [f"Estimate for {title} (method {est.method or '-'}), money in {est.currency}", ""]
-    work = [
+def _work_rows(est: Estimate) -> list[tuple[object, ...]]:
+    return [
         (
             c.phase,
             c.category,
             c.work,
-            _sci(c.tokens),
-            _sci(c.flops),
+            sci(c.tokens),
+            sci(c.flops),
             c.rate or "given",
             _hours(c.gpu_hours),
             est.component_cost(c),
         )
         for c in est.components
     ]
-    if work:
+
+
+def _total_rows(est: Estimate) -> list[tuple[object, ...]]:
+    rows: list[tuple[object, ...]] = [
+        (p.phase, p.category, sci(p.flops), _hours(p.gpu_hours), p.cost) for p in est.phases()
+    ]
+    rows.append(("total", "", "", _hours(est.gpu_hours), est.total))
+    return rows
+
+
+def text(est: Estimate, title: str) -> str:
+    lines = [f"Estimate for {title} (method {est.method or '-'}), money in {est.currency}", ""]
+    if est.components:
         headers = ["phase", "category", "work", "tokens", "FLOPs", "rate", "GPU-h", "cost"]
-        lines.append(table(headers, work, ["GPU-h", "cost"]))
+        lines.append(table(headers, _work_rows(est), ["GPU-h", "cost"]))
         lines.append("")
-        totals = [(p.phase, p.category, _sci(p.flops), _hours(p.gpu_hours), p.cost) for p in est.phases()]
-        total = est.total
-        totals.append(("total", "", "", _hours(est.gpu_hours), total))
-        lines.append(table(["phase", "category", "FLOPs", "GPU-h", "cost"], totals, ["GPU-h", "cost"]))
+        lines.append(
+            table(["phase", "category", "FLOPs", "GPU-h", "cost"], _total_rows(est), ["GPU-h", "cost"])
+        )
         if est.gpu_hours is not None and est.gpus:
             lines.append(f"≈ {_hours(est.gpu_hours / est.gpus)} h of wall clock on {est.gpus} GPUs")
-        if total is None and est.gpu_hours is not None:
+        if est.total is None and est.gpu_hours is not None:
             lines.append("no money total: the price per GPU hour is missing (see below)")
+        lines.extend(["", "Derivation"])
+        lines.append(table(["phase", "step", "source"], est.derivation()))
     lines.extend(["", "Assumptions"])
     lines.append(
         table(["name", "value", "source"], [(k, a.value, a.source) for k, a in est.assumptions.items()])
     )
+    if est.warnings:
+        lines.extend(["", "Warnings"])
+        lines.extend(f"  - {w}" for w in est.warnings)
     if est.missing:
         lines.extend(["", "Missing (reported, not guessed)"])
         lines.extend(f"  - {m}" for m in est.missing)
+    return "\n".join(lines) + "\n"
+
+
+def _md_table(headers: list[str], rows: list[tuple[object, ...]]) -> list[str]:
+    def cell(value: object) -> str:
+        if isinstance(value, Decimal):
+            return f"{value.quantize(Decimal('0.01'), ROUND_HALF_EVEN):,f}"
+        return "-" if value is None else str(value).replace("|", "\\|")
+
+    out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    out.extend("| " + " | ".join(cell(v) for v in row) + " |" for row in rows)
+    return out
+
+
+def markdown(est: Estimate, title: str) -> str:
+    lines = [f"# Estimate: {title}", "", f"Method {est.method or '-'}, money in {est.currency}.", ""]
+    if est.components:
+        headers = ["phase", "category", "work", "tokens", "FLOPs", "rate", "GPU-h", "cost"]
+        lines.extend(_md_table(headers, _work_rows(est)))
+        lines.extend(["", "## Totals", ""])
+        lines.extend(_md_table(["phase", "category", "FLOPs", "GPU-h", "cost"], _total_rows(est)))
+        lines.extend(["", "## Derivation", ""])
+        lines.extend(_md_table(["phase", "step", "source"], list(est.derivation())))
+    lines.extend(["", "## Assumptions", ""])
+    lines.extend(
+        _md_table(["name", "value", "source"], [(k, a.value, a.source) for k, a in est.assumptions.items()])
+    )
+    for heading, items in (("Warnings", est.warnings), ("Missing (reported, not guessed)", est.missing)):
+        if items:
+            lines.extend(["", f"## {heading}", ""])
+            lines.extend(f"- {item}" for item in items)
     return "\n".join(lines) + "\n"

@@ -272,6 +272,7 @@ def compute_assumptions(
             k: {"value": v["value"], "source": v["source"]} for k, v in detail["assumptions"].items()
         },
         "estimator_missing": detail["missing"],
+        **({"estimator_warnings": detail["warnings"]} if detail.get("warnings") else {}),
         "estimator_total": detail["total"],
         "estimator_currency": detail["currency"],
         "compute": compute,

@@ -10,14 +10,23 @@ from typing import Any
 from trainledger.attribution.labels import canonical_value
 from trainledger.core.config import Config
 from trainledger.core.errors import InputError, NotFound
+from trainledger.estimate import calibration
 from trainledger.estimate.catalog import Catalog
-from trainledger.estimate.model import Estimate, estimate
+from trainledger.estimate.model import METHODS, estimate
+from trainledger.estimate.result import Estimate
 from trainledger.warehouse.connection import Connection
 
-METHODS = ("sft", "rl", "opd")
+NEEDS = {
+    "sft": "model_params_b, train_samples, avg_tokens_per_sample",
+    "dpo": "model_params_b, train_samples (pairs), avg_tokens_per_sample",
+    "rl": "model_params_b, steps, rollout_prompts, response_tokens, reward_params_b, reference_params_b",
+    "opd": "model_params_b, teacher_params_b, steps, rollout_prompts, response_tokens",
+}
 
 
-def for_experiment(con: Connection, config: Config, experiment_id: str) -> Estimate:
+def for_experiment(
+    con: Connection, config: Config, experiment_id: str, *, strict: bool = False, calibrate: bool = True
+) -> Estimate:
     """Estimate a logged experiment from its params (as loaded by the last ingest/attribute/nightly)."""
     row = con.execute(
         "SELECT method, params FROM experiments WHERE experiment_id = $id",
@@ -29,10 +38,11 @@ def for_experiment(con: Connection, config: Config, experiment_id: str) -> Estim
             "experiment log, or estimate from a file with --params FILE"
         )
     method, params_json = row
-    params = json.loads(params_json or "{}")
-    return estimate(
-        method, params, config.estimator, Catalog.from_warehouse(con), f"experiment {experiment_id}"
-    )
+    params = json.loads(params_json or "{}", parse_float=Decimal)
+    where = f"experiment {experiment_id}"
+    lookup = calibration.from_warehouse(con) if calibrate else None
+    result = estimate(method, params, config.estimator, Catalog.from_warehouse(con), where, lookup, strict)
+    return usable(result, method, where)
 
 
 def read_params_file(path: Path, method: str | None) -> tuple[str | None, dict[str, Any]]:
@@ -55,12 +65,36 @@ def read_params_file(path: Path, method: str | None) -> tuple[str | None, dict[s
     chosen = method or data.get("method")
     if chosen is not None and canonical_value(str(chosen)) not in METHODS:
         raise InputError(f"{path}: method {chosen!r} is not one of {', '.join(METHODS)}")
-    if chosen is None:
-        raise InputError(f'{path}: no method: add "method": "sft" | "rl" | "opd" or pass --method')
-    return canonical_value(str(chosen)), {k: v for k, v in params.items() if k != "method"}
+    if chosen is None and "stages" not in params:
+        raise InputError(f'{path}: no method: add "method": "sft" | "rl" | "opd" | "dpo" or pass --method')
+    return (None if chosen is None else canonical_value(str(chosen))), {
+        k: v for k, v in params.items() if k != "method"
+    }
 
 
-def from_file(path: Path, method: str | None, config: Config, con: Connection | None) -> Estimate:
+def from_file(
+    path: Path,
+    method: str | None,
+    config: Config,
+    con: Connection | None,
+    *,
+    strict: bool = False,
+    calibrate: bool = True,
+) -> Estimate:
     chosen, params = read_params_file(path, method)
     catalog = Catalog.from_warehouse(con) if con is not None else None
-    return estimate(chosen, params, config.estimator, catalog, str(path))
+    lookup = calibration.from_warehouse(con) if (con is not None and calibrate) else None
+    result = estimate(chosen, params, config.estimator, catalog, str(path), lookup, strict)
+    return usable(result, chosen, str(path))
+
+
+def usable(result: Estimate, method: str | None, where: str) -> Estimate:
+    """An estimate with nothing in it is an error that says what the method needs."""
+    if result.components:
+        return result
+    needs = NEEDS.get(method or "", "")
+    raise InputError(
+        f"{where}: nothing to estimate: method {method or '-'} needs {needs}"
+        + (" (and gpu_type or instance_type for GPU hours)" if needs else "")
+        + "; see `trainledger estimate --help` for every param"
+    )
