@@ -133,6 +133,6 @@ def test_a_warehouse_from_a_development_build_is_refused_not_patched(
     result = run("nightly")
     assert result.exit_code == 1
     assert result.stderr.strip().splitlines() == [
-        f"trainledger: error: {project.warehouse}: written by an earlier development build of trainledger; "
-        "move it aside and run `trainledger nightly` to rebuild it from the sources"
+        f"trainledger: error: {project.warehouse}: written by an older trainledger (schema 1, this version "
+        "reads 2): move it aside and run `trainledger nightly` to rebuild it from the sources"
     ]

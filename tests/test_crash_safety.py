@@ -206,7 +206,10 @@ def test_a_first_run_killed_leaves_an_empty_warehouse(scene: dict[str, object], 
     root = tonight_project(scene, tmp_path, with_history=False)
     killed = killed_nightly(root, "trainledger.attribution.allocations.attribute", "after")
     assert killed.returncode == -signal.SIGKILL, killed.stderr
-    assert all(rows == [] for rows in warehouse_state(root / WAREHOUSE, ledger=True).values())
+    state = warehouse_state(root / WAREHOUSE, ledger=True)
+    # The schema, stamped with its version on opening, is all the kill leaves.
+    assert state.pop("trainledger_meta") == [("schema_version", "2")]
+    assert all(rows == [] for rows in state.values())
     # Owner-only, and so is the write-ahead log the kill left (it holds the schema DuckDB wrote).
     assert (root / WAREHOUSE).stat().st_mode & 0o777 == 0o600
     assert (root / (WAREHOUSE + ".wal")).stat().st_mode & 0o777 == 0o600

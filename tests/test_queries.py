@@ -1,11 +1,15 @@
-"""Every query file runs against the fixture warehouse during a normal day's commands."""
+"""Every query file runs against the fixture warehouse during a normal day's commands, and its header says
+what it is and declares exactly the parameters it uses."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
 import generate_gcp
 from conftest import Project
+from fakes import http_server, webhook
 from focus_files import FOCUS_CONFIG, write_focus
 from trainledger.core import queries
 
@@ -25,8 +29,11 @@ def test_every_query_file_is_used_by_the_commands(
     generate_gcp.main(["--out", str(gcp_root)])
     gcp = f'[[sources]]\nname = "gcp"\nkind = "gcp-billing"\nuri = "{gcp_root / "gcp" / "billing" / "parquet"}"\n'
     live_tags = gcp + '[[sources]]\nname = "live-tags"\nkind = "aws-tags"\nregions = ["eu-west-3"]\n'
-    project.write_config(
-        project.config.read_text(encoding="utf-8") + live_tags + f'endpoint_url = "{fake_aws.endpoint}"\n'
+    live_tags += f'endpoint_url = "{fake_aws.endpoint}"\n'
+    # A budget with an amount and a phase share, whose crossed threshold is posted to a webhook.
+    budget = (
+        '[[budgets]]\nname = "all"\nperiod = "monthly"\namount = "1.00"\ncurrency = "USD"\nthresholds = [0.5]\n'
+        'max_share = { phase = "eval", share = 0.4 }\n'
     )
     commands = [
         ("nightly",),
@@ -39,13 +46,54 @@ def test_every_query_file_is_used_by_the_commands(
         ("export", "--period", "2026-11", "--format", "focus", "--out", "nov-focus.csv"),
         ("report", "--by", "waste,project"),
         ("report", "--by", "project,commitment", "--shape"),
+        ("report", "--by", "method", "--with-metrics"),
+        ("runs",),
     ]
-    for args in commands:
-        result = run(*args)
-        assert result.exit_code in (0, 2), (args, result.stderr)
+    with http_server(webhook()) as hook:
+        alerts = f'[alerts]\nwebhook_url = "{hook.url}/hook"\n'
+        project.write_config(project.config.read_text(encoding="utf-8") + live_tags + budget + alerts)
+        for args in commands:
+            result = run(*args)
+            assert result.exit_code in (0, 2), (args, result.stderr)
+    assert run("reconcile", "exp-nowhere").exit_code == 1  # neither in the log nor in any allocation
     project.write_config(FOCUS_CONFIG + '\n[allocation]\nshared = "proportional"\n')
     write_focus(project.root / "bill.csv", [{"BilledCost": "1.00"}])
     (project.root / "experiments.jsonl").write_text("", encoding="utf-8")
     assert run("nightly").exit_code == 0
     # Only a bill with a repeated line item reaches the query that names it: tests/hostile covers that.
     assert set(queries.names()) - used == {"ingest/validate_line_items_unique"}
+
+
+def header_and_body(text: str) -> tuple[str, str]:
+    """The leading comment lines (the header) and the rest of a query file."""
+    lines = text.splitlines()
+    count = next((i for i, line in enumerate(lines) if not line.startswith("--")), len(lines))
+    return "\n".join(line[2:] for line in lines[:count]), "\n".join(lines[count:])
+
+
+def parameters_used(sql: str) -> set[str]:
+    """``$name`` tokens outside comments, string literals and quoted identifiers."""
+    code = re.sub(r"--[^\n]*|/\*.*?\*/|'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"", " ", sql, flags=re.DOTALL)
+    return set(re.findall(r"\$([A-Za-z_]\w*)", code))
+
+
+@pytest.mark.parametrize("name", queries.names())
+def test_every_query_file_says_what_it_is_and_declares_exactly_its_parameters(name: str) -> None:
+    header, body = header_and_body(queries.load(name))
+    assert header.split("\n", 1)[0].strip(), f"{name}: no header (purpose, grain, parameters)"
+    assert re.search(r"\bgrain\b", header, re.IGNORECASE), f"{name}: the header states no grain"
+    declared = set(re.findall(r"\$([A-Za-z_]\w*)", header))
+    if not declared:
+        assert re.search(r"no parameters|parameters: none", header, re.IGNORECASE), (
+            f"{name}: no parameters line"
+        )
+    assert declared == parameters_used(body), name
+
+
+def test_the_parameter_scan_skips_comments_strings_and_identifiers() -> None:
+    sql = "SELECT '$a', \"$b\", 'it''s $c' -- $d\n/* $e */ FROM t WHERE x = $f AND y = $g_2 || '$'"
+    assert parameters_used(sql) == {"f", "g_2"}
+    assert header_and_body("-- Purpose.\n-- Grain: row. Parameters: $f.\nSELECT $f") == (
+        " Purpose.\n Grain: row. Parameters: $f.",
+        "SELECT $f",
+    )

@@ -158,3 +158,31 @@ def test_attribute_for_one_period_leaves_the_next_night_to_check(
 
     assert "attribution" not in last_run(own_inputs).get("unchanged", [])
     assert allocations(own_inputs) == partial  # the one period there is was already up to date
+
+
+def test_the_fingerprint_covers_every_query_attribution_runs(
+    run: Callable[..., Result], project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rule changed in any query attribution runs must make the next night attribute again."""
+    from trainledger.attribution import allocations as attribution
+    from trainledger.core import queries
+    from trainledger.warehouse import step_state
+
+    loaded: list[str] = []
+    load, attribute = queries.load, attribution.attribute
+
+    def recording(*args: object, **kwargs: object) -> object:
+        monkeypatch.setattr(queries, "load", lambda name: loaded.append(name) or load(name))
+        try:
+            return attribute(*args, **kwargs)  # type: ignore[arg-type]
+        finally:
+            monkeypatch.setattr(queries, "load", load)
+
+    monkeypatch.setattr(attribution, "attribute", recording)
+    project.write_config(
+        project.config.read_text(encoding="utf-8") + '\n[allocation]\nshared = "proportional"\n'
+    )
+    assert run("nightly").exit_code == 0
+    ran = set(loaded)
+    assert {"attribute/periods", "attribute/spread", "attribute/clear_spread", "checks/invariant"} <= ran
+    assert ran <= {n for n in queries.names() if n.startswith(step_state.ATTRIBUTION_SQL)}

@@ -4,7 +4,7 @@
 -- `no-experiment` (inside a segment no run of its class covers, SPEC §4 rule 4), or `split` (a window
 -- boundary falls inside it, or several runs share it: `attribute_windows` splits it exactly). The a_*
 -- columns are the single allocation's keys, the others those of `resolved_charges`.
--- Grain: one row per charge. Macro parameter: periods (list of YYYY-MM); callers pass $periods.
+-- Grain: one row per charge. No parameters: the macro takes `periods` (list of YYYY-MM), given by its callers.
 -- Which charges are candidates, and what each placement gives, follow `attribute_windows`.
 CREATE OR REPLACE TEMP MACRO placed_charges(periods) AS TABLE
 WITH keyed AS (

@@ -1,6 +1,6 @@
 -- Rules 1-3 and the shared/unattributed fallbacks of SPEC §4, for the charges of the given periods, as a
 -- table macro: read where needed, never copied whole into a temporary table (a big bill would not fit).
--- Grain: one row per charge. Macro parameter: periods (list of YYYY-MM); callers pass $periods.
+-- Grain: one row per charge. No parameters: the macro takes `periods` (list of YYYY-MM), given by its callers.
 -- Charge tags win over inventory tags; a tag naming an experiment wins over (project, phase, method).
 -- The charge's own columns ride along so that a charge placed whole is inserted without a second join.
 CREATE OR REPLACE TEMP MACRO resolved_charges(periods) AS TABLE

@@ -1,5 +1,13 @@
 -- Warehouse schema: every table trainledger keeps, created if absent.
--- Grain is stated per table. Money is DECIMAL(38, 12) everywhere; currency travels on every money row.
+-- Grain is stated per table. No parameters. Money is DECIMAL(38, 12) everywhere; currency travels on every
+-- money row.
+
+-- What trainledger knows about the warehouse itself: its schema version (key 'schema_version', see
+-- warehouse/schema.py), written after this file ran. Grain: key.
+CREATE TABLE IF NOT EXISTS trainledger_meta (
+    key VARCHAR PRIMARY KEY,
+    value VARCHAR NOT NULL
+);
 
 -- One row per billed line item, FOCUS-shaped, from any connector.
 -- charge_id is a number the loader gives: the file's slot (sequence charge_file_slots, never reused) times

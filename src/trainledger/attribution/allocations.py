@@ -36,13 +36,8 @@ class AttributionResult:
 def refresh_label_sets(con: Connection, config: Config) -> int:
     """Resolve every distinct tag set of charges and resources with the current label config."""
     scheme = LabelScheme(config.labels)
-    tag_sets = [
-        r[0]
-        for r in con.execute(
-            "SELECT DISTINCT tags FROM charges UNION SELECT DISTINCT tags FROM resources"
-        ).fetchall()
-    ]
-    con.execute("DELETE FROM label_sets")
+    tag_sets = [r[0] for r in run(con, "attribute/tag_sets").fetchall()]
+    run(con, "attribute/clear_label_sets")
     rows = []
     for tags in tag_sets:
         resolved = scheme.resolve_json(tags)
@@ -63,10 +58,8 @@ def refresh_label_sets(con: Connection, config: Config) -> int:
 
 def refresh_categories(con: Connection, config: Config) -> int:
     categorizer = Categorizer(config.categories)
-    combos = con.execute(
-        "SELECT DISTINCT provider, service_name, usage_type, charge_category FROM charges"
-    ).fetchall()
-    con.execute("DELETE FROM charge_categories")
+    combos = run(con, "attribute/category_keys").fetchall()
+    run(con, "attribute/clear_categories")
     # A manual ledger row states its category (kept in usage_type); cloud rows are categorised by rule.
     rows = [
         (*combo, *((combo[2], True) if combo[0] == "manual" else categorizer.categorize(combo[1], combo[2])))
@@ -79,7 +72,7 @@ def refresh_categories(con: Connection, config: Config) -> int:
 def periods_in_scope(con: Connection, period: str | None) -> list[str]:
     if period:
         return [period]
-    return [r[0] for r in con.execute("SELECT DISTINCT billing_period FROM charges ORDER BY 1").fetchall()]
+    return [r[0] for r in run(con, "attribute/periods").fetchall()]
 
 
 def attribute(
@@ -90,11 +83,7 @@ def attribute(
     refresh_label_sets(con, config)
     refresh_categories(con, config)
     params = {"periods": periods}
-    con.execute(
-        "DELETE FROM allocation_rows WHERE kind_id IN "
-        "(SELECT kind_id FROM charge_kinds WHERE list_contains($periods, billing_period))",
-        params,
-    )
+    run(con, "attribute/clear_periods", params)
     run(con, "attribute/kinds", params)
     run(con, "attribute/resolve")
     run(con, "attribute/log_windows")
@@ -109,16 +98,11 @@ def attribute(
     run(con, "attribute/allocate")
     if config.allocation.shared == "proportional":
         run(con, "attribute/spread", params)
-        con.execute("DELETE FROM allocation_rows WHERE charge_id IN (SELECT charge_id FROM shares)")
+        run(con, "attribute/clear_spread")
         run(con, "attribute/allocate")
-    con.execute(
-        "DELETE FROM charge_kinds WHERE kind_id NOT IN (SELECT DISTINCT kind_id FROM allocation_rows)"
-    )
+    run(con, "attribute/drop_unused_kinds")
     check_invariant(con, periods)
-    count, total = con.execute(
-        "SELECT count(*), coalesce(sum(billed_cost), 0) FROM allocations WHERE list_contains($periods, billing_period)",
-        params,
-    ).fetchone() or (0, 0)
+    count, total = run(con, "attribute/totals", params).fetchone() or (0, 0)
     reporter.step(f"attributed {count} allocation(s) for {', '.join(periods) or 'no periods'}")
     return AttributionResult(periods, int(count), Decimal(total))
 

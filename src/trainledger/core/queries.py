@@ -1,5 +1,6 @@
 """SQL lives in ``queries/<stage>/*.sql``, one statement file per step, loaded by its relative name
-(``attribute/place``): the folders follow the pipeline (schema, ingest, attribute, checks, report, export)."""
+(``attribute/place``): the folders follow the pipeline (schema, ingest, experiments, attribute, checks,
+report, export, ledger). Python holds no SQL but the ``--by`` query that ``reports/realize.py`` composes."""
 
 from __future__ import annotations
 

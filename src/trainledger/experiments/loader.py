@@ -17,7 +17,7 @@ from trainledger.core.errors import InputError
 from trainledger.core.reporter import Reporter
 from trainledger.estimate import Catalog
 from trainledger.experiments.log import Experiment, LogContent, build, merge, read_log
-from trainledger.warehouse.connection import Connection, insert_rows
+from trainledger.warehouse.connection import Connection, insert_rows, run
 
 
 def estimate_rows(experiment: Experiment, where: str) -> list[tuple[str, str | None, str, Decimal]]:
@@ -77,10 +77,13 @@ def load(con: Connection, config: Config, reporter: Reporter, log: LogContent | 
     scheme = LabelScheme(config.labels)
     merged = merge(log.records(), reporter)
     experiments = [(where, build(where, record, scheme)) for where, record in merged.values()]
-    con.execute("DELETE FROM experiments")
-    con.execute("DELETE FROM experiment_resources")
-    con.execute("DELETE FROM estimates WHERE basis IN ('log', 'estimator')")
-    con.execute("DELETE FROM estimator_results")
+    for name in (
+        "experiments/clear_experiments",
+        "experiments/clear_windows",
+        "experiments/clear_estimates",
+        "experiments/clear_estimator_results",
+    ):
+        run(con, name)
     catalog = Catalog.from_warehouse(con)
     rows: list[tuple[Any, ...]] = []
     windows: list[tuple[Any, ...]] = []

@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 from trainledger.core.config import Config
 from trainledger.core.money import fmt
 from trainledger.core.reporter import Reporter
-from trainledger.warehouse.connection import Connection
+from trainledger.warehouse.connection import Connection, run
 
 URL_ENV = "TRAINLEDGER_ALERTS_WEBHOOK_URL"
 BACKOFF_S = 0.5
@@ -109,10 +109,7 @@ def deliver(con: Connection, config: Config, alerts: list[dict[str, Any]], repor
             "period": alert["period"],
             "threshold": threshold_key(alert["threshold"]),
         }
-        seen = con.execute(
-            "SELECT 1 FROM alerts_sent WHERE budget = $budget AND period = $period AND threshold = $threshold",
-            key,
-        ).fetchone()
+        seen = run(con, "export/alert_sent", key).fetchone()
         if seen:
             continue
         problem = post(url, payload(alert), config.alerts.timeout_s, max(config.alerts.retries, 0))
@@ -122,10 +119,7 @@ def deliver(con: Connection, config: Config, alerts: list[dict[str, Any]], repor
                 "the next run tries again"
             )
             continue
-        con.execute(
-            "INSERT OR IGNORE INTO alerts_sent VALUES ($budget, $period, $threshold, $at)",
-            {**key, "at": datetime.now(UTC).replace(tzinfo=None)},
-        )
+        run(con, "export/alert_record", {**key, "at": datetime.now(UTC).replace(tzinfo=None)})
         delivered += 1
     if delivered:
         reporter.step(f"posted {delivered} budget alert(s) to the webhook")

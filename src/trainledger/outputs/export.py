@@ -6,16 +6,15 @@ import csv
 import io
 from pathlib import Path
 
-from trainledger.core import queries
 from trainledger.core.config import Config
 from trainledger.core.errors import TrainledgerError
 from trainledger.core.files import safe_text, write_atomic
 from trainledger.core.money import fmt
 from trainledger.core.reporter import Reporter
 from trainledger.outputs import export_focus
-from trainledger.reports.realize import DIMENSIONS
+from trainledger.reports import realize
 from trainledger.warehouse import step_state
-from trainledger.warehouse.connection import Connection
+from trainledger.warehouse.connection import Connection, run
 
 CSV_COLUMNS = (
     "billing_period",
@@ -36,7 +35,7 @@ CSV_COLUMNS = (
 )
 MONEY_COLUMNS = {"billed_cost", "effective_cost", "list_cost"}
 # Dimensions `--by` may keep; billing_period and currency are always kept (periods and currencies never mix).
-BY_NAMES = {name: column for name, column in DIMENSIONS.items() if column in CSV_COLUMNS}
+BY_NAMES = {name: column for name, column in realize.DIMENSIONS.items() if column in CSV_COLUMNS}
 
 
 def parse_by(text: str | None) -> list[str]:
@@ -53,11 +52,7 @@ def parse_by(text: str | None) -> list[str]:
 
 
 def export_rows(con: Connection, period: str, by: list[str]) -> list[tuple[object, ...]]:
-    kept = set(by)
-    select = ", ".join(
-        f'"{c}"' if c in kept else f'NULL AS "{c}"' for c in CSV_COLUMNS if c not in MONEY_COLUMNS
-    )
-    sql = queries.load("export/allocations").replace("/*dimensions*/", select)
+    sql = realize.export_query([c for c in CSV_COLUMNS if c not in MONEY_COLUMNS], set(by))
     return con.execute(sql, {"period": period}).fetchall()
 
 
@@ -77,9 +72,7 @@ def render_csv(rows: list[tuple[object, ...]]) -> str:
 
 
 def export_csv(con: Connection, period: str, by: str | None = None) -> str:
-    known = con.execute(
-        "SELECT count(*) FROM allocations WHERE billing_period = $p", {"p": period}
-    ).fetchone()
+    known = run(con, "export/period_allocations", {"period": period}).fetchone()
     if not known or not known[0]:
         raise TrainledgerError(f"no allocations for billing period {period}; run `trainledger nightly` first")
     return render_csv(export_rows(con, period, parse_by(by)))
@@ -101,7 +94,7 @@ def write_period_exports(
     for stale in folder.glob(".trainledger-*.tmp"):
         stale.unlink(missing_ok=True)
     written = []
-    for (period,) in con.execute("SELECT DISTINCT billing_period FROM allocations ORDER BY 1").fetchall():
+    for (period,) in run(con, "report/periods").fetchall():
         focus = config.exports.format == "focus"
         path = folder / (f"trainledger-{period}-focus.csv" if focus else f"trainledger-{period}.csv")
         step = f"export:{path.name}"

@@ -21,15 +21,13 @@ from trainledger.core import queries
 from trainledger.core.errors import TrainledgerError
 from trainledger.core.files import safe_text, write_atomic
 from trainledger.core.money import fmt
-from trainledger.warehouse.connection import Connection
+from trainledger.warehouse.connection import Connection, run
 
 QUERY = "export/focus"
 
 
 def _check(con: Connection, period: str) -> None:
-    ((known,),) = con.execute(
-        "SELECT count(*) FROM allocations WHERE billing_period = $p", {"p": period}
-    ).fetchall()
+    ((known,),) = run(con, "export/period_allocations", {"period": period}).fetchall()
     if not known:
         raise TrainledgerError(f"no allocations for billing period {period}; run `trainledger nightly` first")
 

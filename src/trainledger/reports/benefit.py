@@ -18,7 +18,7 @@ from typing import Any
 
 from trainledger.core.money import fmt, to_decimal
 from trainledger.reports import realize
-from trainledger.warehouse.connection import Connection
+from trainledger.warehouse.connection import Connection, run
 
 CENT = Decimal("0.01")
 NOTE = (
@@ -105,9 +105,7 @@ def cost_benefit(con: Connection, since: date | None = None, until: date | None 
     """Method rows, each followed by its experiments, ordered by method then experiment."""
     logged = {
         exp_id: (method, status, json.loads(metrics or "{}"))
-        for exp_id, method, status, metrics in con.execute(
-            "SELECT experiment_id, method, status, metrics FROM experiments"
-        ).fetchall()
+        for exp_id, method, status, metrics in run(con, "report/benefit_experiments").fetchall()
     }
     frame = realize.cost_frame(con, ["experiment_id", "method", "phase"], None, since, until)
     costs: dict[tuple[str, str], Decimal] = {}

@@ -23,7 +23,7 @@ from trainledger.core.config import BudgetConfig, Config
 from trainledger.core.files import write_atomic
 from trainledger.core.money import fmt
 from trainledger.core.reporter import Reporter
-from trainledger.warehouse.connection import Connection
+from trainledger.warehouse.connection import Connection, run
 
 ALERTS_FILE = "alerts.json"
 
@@ -65,9 +65,12 @@ class BudgetStatus:
 def _periods(con: Connection, budget: BudgetConfig) -> list[str]:
     if budget.period != "monthly":
         return [budget.period]
-    return [
-        r[0] for r in con.execute("SELECT DISTINCT billing_period FROM allocations ORDER BY 1").fetchall()
-    ]
+    return [r[0] for r in run(con, "report/periods").fetchall()]
+
+
+def _scope_params(scope: dict[str, str]) -> dict[str, str | None]:
+    """The scope as query parameters: a key the budget leaves out is NULL, which does not narrow it."""
+    return {column: scope.get(column) for column in ("project", "method", "experiment_id")}
 
 
 def _scope(budget: BudgetConfig) -> dict[str, str]:
@@ -89,15 +92,8 @@ def status(con: Connection, config: Config) -> list[BudgetStatus]:
             continue
         scope = _scope(budget)
         for period in _periods(con, budget):
-            conditions = ["billing_period = $period", "currency = $currency"]
-            params: dict[str, Any] = {"period": period, "currency": budget.currency.upper()}
-            for column, value in scope.items():
-                conditions.append(f"{column} = ${column}")
-                params[column] = value
-            row = con.execute(
-                f"SELECT coalesce(sum(effective_cost), 0) FROM allocations WHERE {' AND '.join(conditions)}",
-                params,
-            ).fetchone()
+            params = {"period": period, "currency": budget.currency.upper(), **_scope_params(scope)}
+            row = run(con, "report/budget_spent", params).fetchone()
             spent = Decimal(row[0]) if row else Decimal(0)
             thresholds = sorted(budget.thresholds)
             crossed = [t for t in thresholds if spent >= budget.amount * t]
@@ -161,16 +157,13 @@ def share_status(con: Connection, config: Config) -> list[ShareStatus]:
         scope = _scope(budget)
         phase = canonical_value(budget.max_share.phase)
         for period in _periods(con, budget):
-            conditions = ["billing_period = $period", "currency = $currency"]
-            params: dict[str, Any] = {"period": period, "currency": budget.currency.upper(), "phase": phase}
-            for column, value in scope.items():
-                conditions.append(f"{column} = ${column}")
-                params[column] = value
-            row = con.execute(
-                "SELECT coalesce(sum(effective_cost) FILTER (WHERE phase = $phase), 0), "
-                f"coalesce(sum(effective_cost), 0) FROM allocations WHERE {' AND '.join(conditions)}",
-                params,
-            ).fetchone()
+            params = {
+                "period": period,
+                "currency": budget.currency.upper(),
+                "phase": phase,
+                **_scope_params(scope),
+            }
+            row = run(con, "report/budget_share", params).fetchone()
             phase_spent, total = (Decimal(v) for v in row) if row else (Decimal(0), Decimal(0))
             results.append(
                 ShareStatus(

@@ -74,41 +74,66 @@ def cost_frame(
 ) -> pl.DataFrame:
     """Allocations summed by (time bucket named after ``granularity``, first) + ``columns`` + currency
     (never mixed), money as Decimal; ``max_seconds`` keeps only charges no longer than that."""
+    params: dict[str, object] = {}
+    if "waste" in columns:
+        params.update(waste.outcomes(con).params())
+    bounds = {"since": since, "until": until, "max_seconds": max_seconds}
+    params.update((name, value) for name, value in bounds.items() if value is not None)
+    params.update((f"w{i}", value) for i, value in enumerate((where or {}).values()))
+    sql = cost_query(columns, granularity, [n for n in bounds if n in params], list(where or {}))
+    frame = con.sql(sql, params=params).pl() if params else con.sql(sql).pl()
+    return frame.with_columns(pl.col(m).cast(pl.Decimal(38, 12)) for m in MONEY)
+
+
+# The one place where Python composes SQL (`report --by`, `export --by`): column names from the allow-list
+# below and fixed fragments only; every value goes in as a parameter.
+COLUMNS = {*DIMENSIONS.values(), "currency"}
+BOUNDS = {
+    "since": "charge_period_start >= $since",
+    "until": "charge_period_start < $until",
+    "max_seconds": "epoch(charge_period_end) - epoch(charge_period_start) <= $max_seconds",
+}
+
+
+def _column(name: str) -> str:
+    if name not in COLUMNS:
+        raise ValueError(f"{name!r} is not a dimension of allocations")
+    return f'"{name}"'
+
+
+def cost_query(columns: list[str], granularity: str | None, bounds: list[str], equal: list[str]) -> str:
+    """``report/cost_by`` for these columns, with the ``bounds`` conditions ($since, $until, $max_seconds)
+    and one equality per column of ``equal`` ($w0, $w1, ...)."""
     select = []
     if granularity:
         unit, label = GRANULARITIES[granularity]
         select.append(f"strftime(date_trunc('{unit}', charge_period_start), '{label}') AS \"{granularity}\"")
-    select.extend(f'"{c}"' for c in columns)
+    select.extend(_column(c) for c in columns)
     select.append("currency")
-    conditions = ["TRUE"]
-    params: dict[str, object] = {}
     source = "allocations"
     if "waste" in columns:
         source = f"({queries.load('report/waste_allocations')}) AS allocations"
-        params.update(waste.outcomes(con).params())
     if "commitment" in columns:
         source = (
             f"(SELECT *, {_expression('report/commitment_class')} AS commitment FROM {source}) AS allocations"
         )
-    if since:
-        conditions.append("charge_period_start >= $since")
-        params["since"] = since
-    if until:
-        conditions.append("charge_period_start < $until")
-        params["until"] = until
-    if max_seconds is not None:
-        conditions.append("epoch(charge_period_end) - epoch(charge_period_start) <= $max_seconds")
-        params["max_seconds"] = max_seconds
-    for i, (column, value) in enumerate((where or {}).items()):
-        conditions.append(f'"{column}" = $w{i}')
-        params[f"w{i}"] = value
-    sql = (
-        f"SELECT {', '.join(select)}, sum(billed_cost) AS billed_cost, sum(effective_cost) AS effective_cost, "
-        f"sum(list_cost) AS list_cost FROM {source} WHERE {' AND '.join(conditions)} "
-        f"GROUP BY ALL ORDER BY ALL"
+    conditions = [
+        "TRUE",
+        *(BOUNDS[b] for b in bounds),
+        *(f"{_column(c)} = $w{i}" for i, c in enumerate(equal)),
+    ]
+    return (
+        queries.load("report/cost_by")
+        .replace("/*dimensions*/", ", ".join(select))
+        .replace("/*conditions*/", " AND ".join(conditions))
+        .replace("/*allocations*/", source)
     )
-    frame = con.sql(sql, params=params).pl() if params else con.sql(sql).pl()
-    return frame.with_columns(pl.col(m).cast(pl.Decimal(38, 12)) for m in MONEY)
+
+
+def export_query(columns: list[str], kept: set[str]) -> str:
+    """``export/allocations`` with ``columns`` in order, those not ``kept`` empty (summed over)."""
+    select = ", ".join(_column(c) if c in kept else f"NULL AS {_column(c)}" for c in columns)
+    return queries.load("export/allocations").replace("/*dimensions*/", select)
 
 
 def _expression(name: str) -> str:

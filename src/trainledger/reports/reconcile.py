@@ -107,25 +107,15 @@ def _iso(value: datetime | None) -> str | None:
 
 def reconcile(con: Connection, experiment_id: str) -> Reconciliation:
     key = canonical_value(experiment_id)
-    row = con.execute(
-        "SELECT experiment_id, project, method, status, started_at, ended_at, estimate FROM experiments "
-        "WHERE experiment_id = $id",
-        {"id": key},
-    ).fetchone()
+    row = run(con, "report/reconcile_experiment", {"id": key}).fetchone()
     if row is None:
-        realized_any = con.execute(
-            "SELECT count(*) FROM allocations WHERE experiment_id = $id", {"id": key}
-        ).fetchone()
+        realized_any = run(con, "report/reconcile_allocations", {"id": key}).fetchone()
         if not realized_any or not realized_any[0]:
             raise NotFound(f"experiment {experiment_id!r} is not in the experiment log nor in any allocation")
         row = (key, None, None, None, None, None, "{}")
     exp_id, project, method, status, started, ended, estimate_json = row
     estimate = json.loads(estimate_json or "{}")
-    estimates = con.execute(
-        "SELECT phase, coalesce(category, CASE WHEN phase = 'data' THEN 'data' ELSE 'compute' END), currency, "
-        "sum(amount), any_value(basis) FROM estimates WHERE experiment_id = $id GROUP BY ALL",
-        {"id": exp_id},
-    ).fetchall()
+    estimates = run(con, "report/reconcile_estimates", {"id": exp_id}).fetchall()
     currency = estimates[0][2] if estimates else str(estimate.get("currency", "")).upper() or None
     frame = realize.cost_frame(con, ["phase", "cost_category"], where={"experiment_id": exp_id})
     currencies = sorted(set(frame["currency"].to_list()))
@@ -192,14 +182,7 @@ def _estimate_source(bases: set[str]) -> str:
 def billing_complete_through(con: Connection, experiment_id: str) -> datetime | None:
     """The earliest, over the providers the experiment ran on, of how far each one's bill is complete."""
     complete = dict(run(con, "report/billing_complete_through").fetchall())
-    used = {
-        p
-        for (p,) in con.execute(
-            "SELECT DISTINCT provider FROM experiment_resources WHERE experiment_id = $id AND provider IS NOT NULL "
-            "UNION SELECT DISTINCT provider FROM allocations WHERE experiment_id = $id AND provider <> 'manual'",
-            {"id": experiment_id},
-        ).fetchall()
-    }
+    used = {p for (p,) in run(con, "report/reconcile_providers", {"id": experiment_id}).fetchall()}
     relevant = [complete[p] for p in sorted(used) if p in complete] or list(complete.values())
     if used and any(p not in complete for p in used):
         return None
@@ -215,9 +198,7 @@ def compute_assumptions(
     price: Savings Plans and committed-use discounts make it read low); implied MFU = the estimator's
     FLOPs / (implied GPU hours x peak). Logged GPU hours come from the experiment log's windows x GPUs.
     """
-    found = con.execute(
-        "SELECT detail FROM estimator_results WHERE experiment_id = $id", {"id": experiment_id}
-    ).fetchone()
+    found = run(con, "report/reconcile_estimator_result", {"id": experiment_id}).fetchone()
     logged = _logged_gpu_hours(con, experiment_id, complete_through)
     if found is None:
         out: dict[str, Any] = {"estimator": "not run (no params in the log)"}
@@ -240,10 +221,8 @@ def compute_assumptions(
     # Cloud compute only: an off-cloud ledger's compute (an LLM-judge API bill) bought no GPU hours.
     realized_compute: dict[str, Decimal] = {
         phase: Decimal(cost)
-        for phase, cost in con.execute(
-            "SELECT coalesce(phase, 'unknown'), sum(effective_cost) FROM allocations WHERE experiment_id = $id "
-            "AND cost_category = 'compute' AND rule <> 'manual' AND currency = $currency GROUP BY 1",
-            {"id": experiment_id, "currency": currency},
+        for phase, cost in run(
+            con, "report/reconcile_realized_compute", {"id": experiment_id, "currency": currency}
         ).fetchall()
     }
     phases = sorted(set(flops) | set(realized_compute) | set(logged), key=lambda p: _row_order((p, "")))
@@ -293,11 +272,7 @@ def _q(value: Decimal | None, places: str) -> str | None:
 def _logged_gpu_hours(con: Connection, experiment_id: str, until: datetime | None) -> dict[str, Decimal]:
     """GPU hours by phase from the log's windows; an open window counts up to ``until``."""
     hours: dict[str, Decimal] = {}
-    for phase, gpus, start, end in con.execute(
-        "SELECT coalesce(phase, 'unknown'), gpus, started_at, ended_at FROM experiment_resources "
-        "WHERE experiment_id = $id AND gpus > 0",
-        {"id": experiment_id},
-    ).fetchall():
+    for phase, gpus, start, end in run(con, "report/reconcile_gpu_windows", {"id": experiment_id}).fetchall():
         stop = min(end, until) if until else end
         if stop <= start:
             continue

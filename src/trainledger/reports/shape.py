@@ -18,7 +18,7 @@ import polars as pl
 
 from trainledger.core.money import fmt
 from trainledger.reports import realize
-from trainledger.warehouse.connection import Connection, rows
+from trainledger.warehouse.connection import Connection, rows, run
 
 BUCKET_SECONDS = {"hour": 3600, "day": 86400}
 FORMATS = {"hour": "%Y-%m-%dT%H:00:00Z", "day": "%Y-%m-%d"}
@@ -54,10 +54,7 @@ class ShapeRow:
 def granularity(con: Connection, requested: str | None) -> str:
     if requested in BUCKET_SECONDS:
         return requested
-    (shortest,) = con.execute(
-        "SELECT min(epoch(charge_period_end) - epoch(charge_period_start)) FROM allocations "
-        "WHERE charge_category = 'Usage' AND charge_period_end > charge_period_start"
-    ).fetchall()[0]
+    (shortest,) = run(con, "report/shortest_usage").fetchall()[0]
     return "day" if shortest is not None and shortest >= 86400 else "hour"
 
 

@@ -15,6 +15,7 @@ import duckdb
 from trainledger.core import queries
 from trainledger.core.config import Config
 from trainledger.core.errors import NotFound, TrainledgerError, WarehouseBusy
+from trainledger.warehouse import schema
 
 Connection = duckdb.DuckDBPyConnection
 Settings = dict[str, str | bool | int | float | list[str]]  # DuckDB's connect(config=...)
@@ -95,7 +96,7 @@ def open_warehouse(
         con = _connect(path, read_only=True, timeout_s=timeout, notify=notify, settings=_settings(config))
         try:
             _session(con)
-            _refuse_earlier_layout(con, path)
+            schema.check(con, path)
             yield con
         finally:
             con.close()
@@ -109,8 +110,7 @@ def open_warehouse(
             if fresh:
                 os.chmod(path, 0o600)
             _session(con)
-            _refuse_earlier_layout(con, path)
-            con.execute(queries.load("schema/warehouse"))
+            schema.create(con, path)
             yield con
         finally:
             con.close()
@@ -118,33 +118,17 @@ def open_warehouse(
         os.umask(old_umask)
 
 
-def _refuse_earlier_layout(con: Connection, path: Path) -> None:
-    """A warehouse from an unreleased 0.1 development build (text charge ids, or allocations as a table
-    rather than a view over allocation_rows) is rebuilt, not patched: one `nightly` brings it all back."""
-    earlier = con.execute(
-        "SELECT 1 FROM information_schema.columns WHERE table_name = 'charges' AND column_name = 'charge_id' "
-        "AND data_type <> 'BIGINT' UNION ALL SELECT 1 FROM information_schema.columns WHERE table_name = 'charges' "
-        "AND column_name = 'source_file' UNION ALL SELECT 1 FROM information_schema.tables "
-        "WHERE table_name = 'allocations' AND table_type = 'BASE TABLE'"
-    ).fetchall()
-    if earlier:
-        raise TrainledgerError(
-            f"{path}: written by an earlier development build of trainledger; move it aside and run "
-            "`trainledger nightly` to rebuild it from the sources"
-        )
-
-
 @contextmanager
 def transaction(con: Connection) -> Iterator[Connection]:
     """All or nothing: a failure (or a kill) leaves the warehouse as before the block."""
-    con.execute("BEGIN TRANSACTION")
+    con.begin()
     try:
         yield con
     except BaseException:
         with suppress(duckdb.Error):  # a connection DuckDB invalidated has rolled back already
-            con.execute("ROLLBACK")
+            con.rollback()
         raise
-    con.execute("COMMIT")
+    con.commit()
 
 
 def insert_rows(con: Connection, table: str, rows: Sequence[Sequence[Any]]) -> None:
@@ -157,9 +141,9 @@ def insert_rows(con: Connection, table: str, rows: Sequence[Sequence[Any]]) -> N
         return
     import pyarrow as pa
 
-    types = [str(t) for _, t, *_ in con.execute(f'DESCRIBE "{table}"').fetchall()]
+    types = con.table(table).types
     arrays = []
-    for i, sql_type in enumerate(types):
+    for i, sql_type in enumerate(map(str, types)):
         values = [row[i] for row in rows]
         if sql_type.startswith("DECIMAL"):
             values = [None if v is None else format(v, "f") for v in values]
@@ -167,12 +151,8 @@ def insert_rows(con: Connection, table: str, rows: Sequence[Sequence[Any]]) -> N
             values = [None if v is None else str(v) for v in values]
         arrays.append(pa.array(values))
     batch = pa.table(arrays, names=[f"c{i}" for i in range(len(types))])
-    select = ", ".join(f"CAST(c{i} AS {t})" for i, t in enumerate(types))
-    con.register("insert_rows_batch", batch)
-    try:
-        con.execute(f'INSERT INTO "{table}" SELECT {select} FROM insert_rows_batch')
-    finally:
-        con.unregister("insert_rows_batch")
+    cast = [duckdb.ColumnExpression(f"c{i}").cast(t) for i, t in enumerate(types)]
+    con.from_arrow(batch).select(*cast).insert_into(table)
 
 
 def run(con: Connection, name: str, params: dict[str, Any] | None = None) -> duckdb.DuckDBPyConnection:

@@ -27,6 +27,7 @@ from trainledger.core.errors import TrainledgerError
 from trainledger.core.money import fmt
 from trainledger.core.redaction import redact
 from trainledger.warehouse.connection import Connection, transaction
+from trainledger.warehouse.connection import run as run_query
 
 if TYPE_CHECKING:  # annotations only: connectors import the warehouse, not the other way round
     from trainledger.connectors import IngestResult
@@ -53,21 +54,13 @@ class BatchRun:
 
 def currency_totals(con: Connection, source: str, period: str | None) -> dict[str, tuple[int, Decimal]]:
     """Rows and BilledCost per currency of one source's period: currencies are reported, never added."""
-    found = con.execute(
-        "SELECT billing_currency, count(*), sum(billed_cost) FROM charges "
-        "WHERE source = $source AND billing_period IS NOT DISTINCT FROM $period GROUP BY 1 ORDER BY 1",
-        {"source": source, "period": period},
-    ).fetchall()
+    found = run_query(con, "ledger/source_totals", {"source": source, "period": period}).fetchall()
     return {currency: (int(rows), Decimal(total)) for currency, rows, total in found}
 
 
 def allocation_totals(con: Connection, periods: Sequence[str]) -> dict[str, dict[str, Decimal]]:
     """BilledCost and EffectiveCost per currency of the allocations of ``periods``."""
-    found = con.execute(
-        "SELECT currency, sum(billed_cost), sum(effective_cost) FROM allocations "
-        "WHERE list_contains($periods, billing_period) GROUP BY 1 ORDER BY 1",
-        {"periods": list(periods)},
-    ).fetchall()
+    found = run_query(con, "ledger/allocation_totals", {"periods": list(periods)}).fetchall()
     return {c: {"billed": Decimal(b), "effective": Decimal(e)} for c, b, e in found}
 
 
@@ -89,8 +82,9 @@ def write(con: Connection, run: BatchRun, outcome: str) -> None:
     """Insert or update the run's row (credentials masked: the ledger is read by people and tools)."""
     assert outcome in OUTCOMES
     detail = {"version": __version__, "args": run.args, **run.detail}
-    con.execute(
-        "INSERT OR REPLACE INTO runs VALUES ($id, $command, $started, $ended, $outcome, $detail)",
+    run_query(
+        con,
+        "ledger/run_write",
         {
             "id": run.run_id,
             "command": run.command,
@@ -129,11 +123,7 @@ def recorded(con: Connection, run: BatchRun) -> Iterator[BatchRun]:
 
 def recent(con: Connection, limit: int) -> list[dict[str, Any]]:
     """The last ``limit`` runs, newest first, with their detail parsed."""
-    cur = con.execute(
-        "SELECT run_id, command, started_at, ended_at, outcome, detail FROM runs "
-        "ORDER BY started_at DESC, run_id LIMIT $limit",
-        {"limit": limit},
-    )
+    cur = run_query(con, "ledger/runs_recent", {"limit": limit})
     runs = []
     for run_id, command, started, ended, outcome, detail in cur.fetchall():
         runs.append(

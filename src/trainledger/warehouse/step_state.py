@@ -20,7 +20,11 @@ from typing import Any
 from trainledger import __version__
 from trainledger.core import queries
 from trainledger.core.config import Config
-from trainledger.warehouse.connection import Connection
+from trainledger.warehouse.connection import Connection, run
+
+# The query folders of attribution's rules: every query it runs lives there (tests check), so a changed
+# rule changes the fingerprint and the next `nightly` attributes again.
+ATTRIBUTION_SQL = ("attribute/", "checks/")
 
 
 def digest(*parts: object) -> str:
@@ -40,7 +44,7 @@ def file_digest(path: Path) -> str | None:
 
 
 def experiments_fingerprint(con: Connection, config: Config, log_digest: str | None) -> str:
-    cursor = con.execute("SELECT * FROM prices ORDER BY ALL")
+    cursor = run(con, "ledger/fingerprint_prices")
     kept = [i for i, d in enumerate(cursor.description or []) if d[0] != "fetched_at"]  # when, not what
     prices = [[row[i] for i in kept] for row in cursor.fetchall()]
     return digest(
@@ -55,13 +59,9 @@ def experiments_fingerprint(con: Connection, config: Config, log_digest: str | N
 
 
 def attribution_fingerprint(con: Connection, config: Config, experiments: str) -> str:
-    ingested = con.execute(
-        "SELECT source, billing_period, version, row_count, billed_total FROM ingest_state ORDER BY ALL"
-    ).fetchall()
-    inventory = con.execute(
-        "SELECT provider, resource_id, tags, aliases FROM resources ORDER BY ALL"
-    ).fetchall()
-    sql = [queries.load(name) for name in queries.names() if name.startswith(("attribute/", "checks/"))]
+    ingested = run(con, "ledger/fingerprint_ingested").fetchall()
+    inventory = run(con, "ledger/fingerprint_inventory").fetchall()
+    sql = [queries.load(name) for name in queries.names() if name.startswith(ATTRIBUTION_SQL)]
     return digest(
         "attribution",
         __version__,
@@ -82,9 +82,7 @@ class StepState:
 
 
 def recorded(con: Connection, step: str) -> StepState | None:
-    row = con.execute(
-        "SELECT fingerprint, detail FROM step_inputs WHERE step = $step", {"step": step}
-    ).fetchone()
+    row = run(con, "ledger/step_read", {"step": step}).fetchone()
     return StepState(row[0], json.loads(row[1])) if row else None
 
 
@@ -95,7 +93,8 @@ def unchanged(con: Connection, step: str, fingerprint: str) -> StepState | None:
 
 
 def record(con: Connection, step: str, fingerprint: str, detail: dict[str, Any]) -> None:
-    con.execute(
-        "INSERT OR REPLACE INTO step_inputs VALUES ($step, $fingerprint, $detail)",
+    run(
+        con,
+        "ledger/step_write",
         {"step": step, "fingerprint": fingerprint, "detail": json.dumps(detail, sort_keys=True)},
     )

@@ -1,0 +1,3 @@
+-- Drop the charge kinds no allocation names any more (after a period's charges changed).
+-- Grain: kind. No parameters.
+DELETE FROM charge_kinds WHERE kind_id NOT IN (SELECT DISTINCT kind_id FROM allocation_rows)

@@ -1,0 +1,10 @@
+-- What one phase and the whole of a budget's scope spent in one period and currency (`max_share`). A
+-- scope key left NULL does not narrow it. Grain: one row (phase spent, spent).
+-- Parameters: $phase (canonical), $period (YYYY-MM), $currency, $project, $method, $experiment_id
+-- (canonical values, or NULL).
+SELECT coalesce(sum(effective_cost) FILTER (WHERE phase = $phase), 0), coalesce(sum(effective_cost), 0)
+FROM allocations
+WHERE billing_period = $period AND currency = $currency
+  AND ($project IS NULL OR project = $project)
+  AND ($method IS NULL OR method = $method)
+  AND ($experiment_id IS NULL OR experiment_id = $experiment_id)
