@@ -17,7 +17,7 @@ billed AS (
     FROM charges c JOIN charge_categories cat
       ON cat.provider IS NOT DISTINCT FROM c.provider AND cat.service_name IS NOT DISTINCT FROM c.service_name
      AND cat.usage_type IS NOT DISTINCT FROM c.usage_type AND cat.charge_category IS NOT DISTINCT FROM c.charge_category
-    WHERE cat.cost_category = 'compute' AND c.charge_category = 'Usage' AND c.billed_cost > 0
+    WHERE cat.cost_category = 'compute' AND c.charge_category = 'Usage' AND c.list_cost > 0
       AND c.resource_id IN (SELECT resource_id FROM gpus)
     GROUP BY c.resource_id
 )
