@@ -9,6 +9,7 @@
 -- A commitment fee (Purchase with a commitment id) whose EffectiveCost is its unused commitment becomes,
 -- as FOCUS 1.2 models it, a Purchase row (BilledCost, EffectiveCost 0) and a Usage row with
 -- CommitmentDiscountStatus "Unused" (BilledCost 0, the EffectiveCost).
+-- InvoiceId is the bill's (NULL where the charge is on no invoice yet, or the bill gives none).
 -- ContractedCost is ListCost (no negotiated prices are known); credits, and taxes without a list cost,
 -- carry their BilledCost as ListCost and ContractedCost (FOCUS 1.2: a charge unrelated to others).
 -- ServiceCategory / ServiceSubcategory are one per ServiceName: the category (FOCUS value, else from the
@@ -18,6 +19,7 @@ WITH shares AS (
         a.*,
         c.billing_period_start, c.billing_period_end, c.charge_class, c.line_item_type, c.service_category,
         c.resource_id, c.resource_type, c.region_id, c.usage_type, c.consumed_unit, c.tags, c.commitment_id,
+        c.invoice_id,
         coalesce(a.service_name, 'Unknown') AS service,
         CASE
             WHEN c.consumed_quantity IS NOT NULL THEN c.consumed_quantity
@@ -109,11 +111,19 @@ focus AS (
         sc.category AS service_category_focus,
         coalesce(ss.subcategory, 'Other (' || sc.category || ')') AS service_subcategory_focus,
         CASE p.provider WHEN 'aws' THEN 'AWS' WHEN 'gcp' THEN 'Google Cloud' ELSE p.provider END AS provider_name,
-        CASE p.consumed_unit
-            WHEN 'Hrs' THEN 'Hours'
-            WHEN 'GB-Mo' THEN 'GB-Months'
-            WHEN 'GB-Hrs' THEN 'GB-Hours'
-            ELSE p.consumed_unit
+        -- FOCUS Unit Format: time units spelled out and plural after a '-' (GB-Months, DPU-Hours),
+        -- '<n>K-<unit>' as '<n> KiB <unit>'; anything else as the provider wrote it.
+        CASE
+            WHEN trim(p.consumed_unit) = '' THEN NULL
+            WHEN p.consumed_unit = 'Hrs' THEN 'Hours'
+            ELSE regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace(
+                p.consumed_unit,
+                '^([0-9]+)K-', '\1 KiB '),
+                '-(?i:mo|mos|months?)$', '-Months'),
+                '-(?i:hrs?|hours?)$', '-Hours'),
+                '-(?i:days?)$', '-Days'),
+                '-(?i:mins?|minutes?)$', '-Minutes'),
+                '-(?i:secs?|seconds?)$', '-Seconds')
         END AS unit
     FROM parts p
     JOIN service_categories sc USING (service)
@@ -155,6 +165,7 @@ SELECT
     CASE WHEN part = 'unused' THEN CAST(0 AS DECIMAL(38, 12)) ELSE list_or_billed END AS "ContractedCost",
     CASE WHEN is_split AND part = 'charge' THEN CAST(0 AS DECIMAL(38, 12)) ELSE effective_cost END
         AS "EffectiveCost",
+    invoice_id AS "InvoiceId",
     provider_name AS "InvoiceIssuerName",
     CASE WHEN part = 'unused' THEN CAST(0 AS DECIMAL(38, 12)) ELSE list_or_billed END AS "ListCost",
     CASE

@@ -47,5 +47,6 @@ SELECT
     file_row_number + 1 AS source_row,
     CAST(file_row_number + 1 AS VARCHAR) AS row_identity,
     CAST(NULL AS VARCHAR) AS credits,
-    CAST(NULL AS DOUBLE) AS currency_conversion_rate
+    CAST(NULL AS DOUBLE) AS currency_conversion_rate,
+    text_or_null(InvoiceId) AS invoice_id
 FROM typed

@@ -41,12 +41,16 @@ CREATE TABLE IF NOT EXISTS charges (
     row_identity VARCHAR,                       -- provider's line item id, for audit (CUR: identity_line_item_id,
                                                 -- repeated per hour: the charge period tells those apart)
     credits VARCHAR,                            -- GCP: JSON list of the row's credits, each type kept
-    currency_conversion_rate DOUBLE             -- GCP: local currency per USD, as the export gives it
+    currency_conversion_rate DOUBLE,            -- GCP: local currency per USD, as the export gives it
+    invoice_id VARCHAR                          -- the provider's invoice (CUR bill_invoice_id, FOCUS InvoiceId);
+                                                -- NULL while the charge is on no invoice yet, or the bill
+                                                -- does not say (the GCP export gives only invoice.month)
 );
 
 -- Columns added since the first release: an older warehouse gains them in place (no-ops otherwise).
 ALTER TABLE charges ADD COLUMN IF NOT EXISTS credits VARCHAR;
 ALTER TABLE charges ADD COLUMN IF NOT EXISTS currency_conversion_rate DOUBLE;
+ALTER TABLE charges ADD COLUMN IF NOT EXISTS invoice_id VARCHAR;
 
 -- The file each charge was read from, once per file: a charge's id is its file's slot x 2^32 + its row
 -- number there (charge_slot). Grain: slot.
@@ -311,6 +315,11 @@ CREATE MACRO IF NOT EXISTS charge_kind_id(
 CREATE MACRO IF NOT EXISTS charge_number(slot, source_row) AS
     CASE WHEN source_row BETWEEN 0 AND 4294967295 THEN slot * 4294967296 + source_row END;
 CREATE MACRO IF NOT EXISTS charge_slot(charge_id) AS charge_id // 4294967296;
+
+-- A text value as read from a bill, or NULL when it is empty or blank: CUR writes '' for "no value", which
+-- FOCUS (and every output) wants as NULL.
+CREATE MACRO IF NOT EXISTS text_or_null(x) AS
+    CASE WHEN trim(CAST(x AS VARCHAR)) <> '' THEN CAST(x AS VARCHAR) END;
 
 -- A time as read from a bill, or NULL when it is not one: unparsable, or infinite (which no charge is,
 -- and which utc_time would turn into NULL).

@@ -39,6 +39,7 @@ REQUIRED = (
 
 OPTIONAL = {
     "bill_payer_account_id": "VARCHAR",
+    "bill_invoice_id": "VARCHAR",
     "line_item_usage_account_id": "VARCHAR",
     "line_item_product_code": "VARCHAR",
     "line_item_usage_type": "VARCHAR",

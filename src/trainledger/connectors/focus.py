@@ -42,6 +42,7 @@ OPTIONAL = {
         "PricingCategory",
         "x_UsageType",
         "ChargeDescription",
+        "InvoiceId",
     )
 }
 SUFFIXES = (".csv", ".csv.gz", ".parquet")
