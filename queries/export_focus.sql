@@ -99,7 +99,7 @@ parts AS (
     SELECT *, 'unused' AS part FROM quantified
     WHERE charge_category = 'Purchase' AND commitment_id IS NOT NULL AND effective_cost <> 0
 ),
-focus AS (
+described AS (
     SELECT
         p.*,
         CASE WHEN p.part = 'unused' THEN 'Usage' ELSE p.charge_category END AS category,
@@ -111,8 +111,8 @@ focus AS (
         sc.category AS service_category_focus,
         coalesce(ss.subcategory, 'Other (' || sc.category || ')') AS service_subcategory_focus,
         CASE p.provider WHEN 'aws' THEN 'AWS' WHEN 'gcp' THEN 'Google Cloud' ELSE p.provider END AS provider_name,
-        -- FOCUS Unit Format: time units spelled out and plural after a '-' (GB-Months, DPU-Hours),
-        -- '<n>K-<unit>' as '<n> KiB <unit>'; anything else as the provider wrote it.
+        -- FOCUS Unit Format, step 1: time units spelled out and plural after a '-' (GB-Mo -> GB-Months,
+        -- DPU-Hour -> DPU-Hours), '<n>K-<unit>' as '<n> KiB <unit>'; step 2 in `focus` below.
         CASE
             WHEN trim(p.consumed_unit) = '' THEN NULL
             WHEN p.consumed_unit = 'Hrs' THEN 'Hours'
@@ -124,10 +124,24 @@ focus AS (
                 '-(?i:days?)$', '-Days'),
                 '-(?i:mins?|minutes?)$', '-Minutes'),
                 '-(?i:secs?|seconds?)$', '-Seconds')
-        END AS unit
+        END AS spelled_unit
     FROM parts p
     JOIN service_categories sc USING (service)
     LEFT JOIN service_subcategories ss USING (service)
+),
+focus AS (
+    -- FOCUS Unit Format, step 2: '<unit>-<time units>' wants one unit before the '-', so the words of a
+    -- compound unit are joined by spaces ('Lambda-GB-Seconds' -> 'Lambda GB-Seconds', 'GiB/Second-Months'
+    -- -> 'GiB per Second-Months').
+    SELECT
+        * EXCLUDE (spelled_unit),
+        CASE
+            WHEN regexp_matches(spelled_unit, '^.+[-/].*-(Years|Months|Days|Hours|Minutes|Seconds)$') THEN
+                replace(replace(regexp_extract(spelled_unit, '^(.+)-[A-Za-z]+$', 1), '/', ' per '), '-', ' ')
+                || '-' || regexp_extract(spelled_unit, '-([A-Za-z]+)$', 1)
+            ELSE spelled_unit
+        END AS unit
+    FROM described
 )
 SELECT
     CASE WHEN part = 'unused' THEN CAST(0 AS DECIMAL(38, 12)) ELSE billed_cost END AS "BilledCost",
