@@ -30,6 +30,7 @@ SELECT
     ServiceName AS service_name,
     ServiceCategory AS service_category,
     nullif(trim(CAST(ResourceId AS VARCHAR)), '') AS resource_id,
+    text_or_null(ResourceName) AS resource_name,
     ResourceType AS resource_type,
     RegionId AS region_id,
     CAST(SkuId AS VARCHAR) AS sku_id,

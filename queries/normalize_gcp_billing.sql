@@ -16,7 +16,8 @@
 -- where present, else cost (both before credits).
 -- Invoice months run on Pacific time (Google bills in America/Los_Angeles), so the billing period
 -- bounds are Pacific midnights in UTC. Labels: resource labels win over project labels on the same key;
--- system labels are kept under their own namespaced keys (never a user label key).
+-- system labels are kept under their own namespaced keys (never a user label key). Resources: the id is
+-- resource.global_name (else resource.name); the name is kept too, for the experiment log (SPEC §5).
 WITH scoped AS (
     SELECT *
     FROM gcp_flat
@@ -113,6 +114,7 @@ SELECT
     service_description AS service_name,
     CAST(NULL AS VARCHAR) AS service_category,
     coalesce(nullif(resource_global_name, ''), nullif(resource_name, '')) AS resource_id,
+    nullif(resource_name, '') AS resource_name,
     CASE
         WHEN resource_global_name LIKE '//compute.googleapis.com/%/instances/%' THEN 'instance'
         WHEN resource_global_name LIKE '//compute.googleapis.com/%/disk/%'

@@ -42,6 +42,8 @@ CREATE TABLE IF NOT EXISTS charges (
                                                 -- repeated per hour: the charge period tells those apart)
     credits VARCHAR,                            -- GCP: JSON list of the row's credits, each type kept
     currency_conversion_rate DOUBLE,            -- GCP: local currency per USD, as the export gives it
+    resource_name VARCHAR,                      -- the resource's own name where the bill gives one besides its
+                                                -- id (GCP resource.name, FOCUS ResourceName): the log may use it
     invoice_id VARCHAR                          -- the provider's invoice (CUR bill_invoice_id, FOCUS InvoiceId);
                                                 -- NULL while the charge is on no invoice yet, or the bill
                                                 -- does not say (the GCP export gives only invoice.month)
@@ -51,6 +53,7 @@ CREATE TABLE IF NOT EXISTS charges (
 ALTER TABLE charges ADD COLUMN IF NOT EXISTS credits VARCHAR;
 ALTER TABLE charges ADD COLUMN IF NOT EXISTS currency_conversion_rate DOUBLE;
 ALTER TABLE charges ADD COLUMN IF NOT EXISTS invoice_id VARCHAR;
+ALTER TABLE charges ADD COLUMN IF NOT EXISTS resource_name VARCHAR;
 
 -- The file each charge was read from, once per file: a charge's id is its file's slot x 2^32 + its row
 -- number there (charge_slot). Grain: slot.
@@ -114,8 +117,11 @@ CREATE TABLE IF NOT EXISTS prices (
     PRIMARY KEY (source, sku_id, tier_start)
 );
 
--- Every name the bill or the log may use for an inventory resource (its id, then its aliases: a GCP
--- instance's name, numeric id and global name), each mapped to one resource key; an id beats an alias.
+-- Every name the bill or the log may use for a resource, each mapped to one resource key (SPEC §5: a GCP
+-- instance is its name, its numeric id or its global name). From the inventory: its id, then its aliases.
+-- From the bill alone: a charge's resource name (GCP resource.name, FOCUS ResourceName) and, for a GCP
+-- instance, the numeric id that ends its global name, both naming the charge's resource id. An inventory
+-- id beats an inventory alias beats a bill name; a name two resources share goes to the first key.
 -- Grain: provider x name.
 CREATE OR REPLACE VIEW resource_names AS
 SELECT DISTINCT ON (provider, name) provider, name, rkey
@@ -124,6 +130,13 @@ FROM (
     UNION ALL
     SELECT provider, unnest(aliases) AS name, resource_id AS rkey, 1 AS pri
     FROM resources WHERE aliases IS NOT NULL
+    UNION ALL
+    SELECT DISTINCT provider, resource_name AS name, resource_id AS rkey, 2 AS pri
+    FROM charges WHERE resource_name IS NOT NULL AND resource_id IS NOT NULL AND resource_name <> resource_id
+    UNION ALL
+    SELECT DISTINCT provider, regexp_extract(resource_id, '/instances/([0-9]+)$', 1) AS name, resource_id AS rkey,
+           2 AS pri
+    FROM charges WHERE provider = 'gcp' AND regexp_matches(resource_id, '^//compute[.]googleapis[.]com/.*/instances/[0-9]+$')
 )
 ORDER BY provider, name, pri, rkey;
 

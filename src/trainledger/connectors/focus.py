@@ -31,6 +31,7 @@ OPTIONAL = {
         "ServiceName",
         "ServiceCategory",
         "ResourceId",
+        "ResourceName",
         "ResourceType",
         "RegionId",
         "SkuId",
