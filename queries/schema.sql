@@ -334,7 +334,13 @@ CREATE MACRO IF NOT EXISTS charge_slot(charge_id) AS charge_id // 4294967296;
 CREATE MACRO IF NOT EXISTS text_or_null(x) AS
     CASE WHEN trim(CAST(x AS VARCHAR)) <> '' THEN CAST(x AS VARCHAR) END;
 
--- A time as read from a bill, or NULL when it is not one: unparsable, or infinite (which no charge is,
--- and which utc_time would turn into NULL).
-CREATE MACRO IF NOT EXISTS finite_time(x) AS
-    CASE WHEN isfinite(TRY_CAST(x AS TIMESTAMPTZ)) THEN TRY_CAST(x AS TIMESTAMPTZ) END;
+-- A time as read from a bill, or NULL when it is not one to believe: unparsable, infinite, or outside the
+-- years 2000-2099 (a US date such as 4/1/25 parses into the year 4; no bill is from then).
+CREATE MACRO IF NOT EXISTS bill_time(x) AS
+    CASE WHEN TRY_CAST(x AS TIMESTAMPTZ) >= TIMESTAMPTZ '2000-01-01 00:00:00+00'
+          AND TRY_CAST(x AS TIMESTAMPTZ) < TIMESTAMPTZ '2100-01-01 00:00:00+00' THEN TRY_CAST(x AS TIMESTAMPTZ) END;
+
+-- Whether a time's text is ISO 8601 in UTC, as FOCUS requires: a date, optionally a time (T or a space,
+-- seconds and fractions optional), and a UTC zone (Z, +00:00, UTC) or none (UTC by the spec).
+CREATE MACRO IF NOT EXISTS iso_utc_text(x) AS regexp_full_match(trim(CAST(x AS VARCHAR)),
+    '[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]{1,9})?)?)?( ?(Z|[+-]00(:?00)?|UTC))?');

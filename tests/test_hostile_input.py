@@ -340,6 +340,11 @@ CASES = [
         ),
     ),
     Case(
+        "cur2-usage-in-the-year-4",
+        _cell(5, "line_item_usage_start_date", "4/1/25"),
+        Refused("{cur}, row 5, column line_item_usage_start_date: expected a timestamp in 2000-2099, got '4/1/25'"),
+    ),
+    Case(
         "cur2-tags-not-json",
         _cell(5, "resource_tags", '{"user_project": "qwen'),
         Refused(
@@ -396,8 +401,24 @@ CASES = [
         "focus-charge-ends-at-infinity",
         _focus("charge-end-infinite.csv"),
         Refused(
-            "{focus}, row 2, column ChargePeriodEnd: expected a timestamp not before ChargePeriodStart, "
-            "got 'infinity'"
+            "{focus}, row 2, column ChargePeriodEnd: expected an ISO 8601 time in UTC such as "
+            "2026-11-01T00:00:00Z (years 2000-2099), got 'infinity'"
+        ),
+    ),
+    Case(
+        "focus-us-dates",
+        _focus("us-dates.csv"),
+        Refused(
+            "{focus}, row 1, column BillingPeriodStart: expected an ISO 8601 time in UTC such as "
+            "2026-11-01T00:00:00Z (years 2000-2099), got '4/1/25'"
+        ),
+    ),
+    Case(
+        "focus-local-offset",
+        _focus("local-offset.csv"),
+        Refused(
+            "{focus}, row 1, column ChargePeriodStart: expected an ISO 8601 time in UTC such as "
+            "2026-11-01T00:00:00Z (years 2000-2099), got '2026-11-03T08:00:00+02:00'"
         ),
     ),
     Case(

@@ -96,7 +96,7 @@ LISTS: dict[str, tuple[str, dict[str, str]]] = {
     ),
 }
 # Text of these values is kept beside the typed value, for error messages naming what was found.
-TEXT_KEPT = ("cost", "usage_start_time", "export_time")
+TEXT_KEPT = ("cost", "usage_start_time", "usage_end_time", "export_time")
 REQUIRED = (
     "billing_account_id",
     "service.description",
