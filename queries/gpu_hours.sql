@@ -25,6 +25,7 @@ billed AS (
     FROM charges c JOIN charge_categories cat
       ON cat.provider IS NOT DISTINCT FROM c.provider AND cat.service_name IS NOT DISTINCT FROM c.service_name
      AND cat.usage_type IS NOT DISTINCT FROM c.usage_type AND cat.charge_category IS NOT DISTINCT FROM c.charge_category
+       AND cat.service_category IS NOT DISTINCT FROM c.service_category
     LEFT JOIN names n ON n.name = c.resource_id AND n.provider = c.provider
     WHERE cat.cost_category = 'compute' AND c.charge_category = 'Usage' AND c.list_cost > 0
       AND coalesce(n.rkey, c.resource_id) IN (SELECT rkey FROM gpus)

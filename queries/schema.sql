@@ -186,15 +186,19 @@ CREATE TABLE IF NOT EXISTS label_sets (
     problem VARCHAR
 );
 
--- Cost categories resolved per service / usage type. Grain: provider × service × usage type.
+-- Cost categories resolved per service / usage type / the bill's own service category (a FOCUS file's
+-- ServiceCategory). Grain: provider × service × usage type × charge category × service category.
 CREATE TABLE IF NOT EXISTS charge_categories (
     provider VARCHAR,
     service_name VARCHAR,
     usage_type VARCHAR,
     charge_category VARCHAR,
+    service_category VARCHAR,
     cost_category VARCHAR NOT NULL,
     known BOOLEAN NOT NULL
 );
+-- Rebuilt at every attribution; an older warehouse gains the column (placed last: rows go in BY NAME).
+ALTER TABLE charge_categories ADD COLUMN IF NOT EXISTS service_category VARCHAR;
 
 -- What a charge is billed as, apart from its time, resource, attribution and money: a few thousand per
 -- month however large the bill. Allocations name it by kind_id, the 64-bit hash of these columns
