@@ -27,7 +27,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 ENV = "TRAINLEDGER_FOCUS_VALIDATOR"
 VERSION = "1.2"
-_AND_FAILED = re.compile(r"FAIL .*?msg=([A-Za-z0-9]+-[A-Z]-\d{3}-[A-Z]): AND failed - failed child rules: \[([^\]]*)\]")
+_AND_FAILED = re.compile(
+    r"FAIL .*?msg=([A-Za-z0-9]+-[A-Z]-\d{3}-[A-Z]): AND failed - failed child rules: \[([^\]]*)\]"
+)
 _RESULT = re.compile(r"^\S+\s+([A-Za-z0-9]+-[A-Z]-\d{3}-[A-Z]): (PASS|FAIL|SKIPPED)\b", re.MULTILINE)
 
 
@@ -44,7 +46,12 @@ def _site_packages(executable: Path) -> Path:
     """It reads its currency list relative to the working folder, so it runs from its site-packages."""
     python = executable.parent / "python"
     out = subprocess.run(
-        [str(python), "-I", "-c", "import focus_validator, pathlib; print(pathlib.Path(focus_validator.__file__).parent)"],
+        [
+            str(python),
+            "-I",
+            "-c",
+            "import focus_validator, pathlib; print(pathlib.Path(focus_validator.__file__).parent)",
+        ],
         check=True,
         capture_output=True,
         text=True,
@@ -117,7 +124,9 @@ def validate(executable: Path, data: Path) -> Verdict:
     )
     statuses = {rule: status for rule, status in _RESULT.findall(result.stdout)}
     if not statuses:
-        raise AssertionError(f"focus-validator gave no rule results (exit {result.returncode}):\n{result.stderr[-3000:]}")
+        raise AssertionError(
+            f"focus-validator gave no rule results (exit {result.returncode}):\n{result.stderr[-3000:]}"
+        )
     alternatives, always = _or_rules(package)
     excused: set[str] = set()
     for composite, alts in alternatives.items():
@@ -125,9 +134,14 @@ def validate(executable: Path, data: Path) -> Verdict:
             excused.update(alt for alt in alts if statuses.get(alt) == "FAIL")
             if statuses.get(composite) == "FAIL":
                 excused.add(composite)
-    parents = {rule: [c.strip() for c in children.split(",")] for rule, children in _AND_FAILED.findall(result.stdout)}
+    parents = {
+        rule: [c.strip() for c in children.split(",")]
+        for rule, children in _AND_FAILED.findall(result.stdout)
+    }
     while True:
-        more = {rule for rule, children in parents.items() if rule not in excused and set(children) <= excused}
+        more = {
+            rule for rule, children in parents.items() if rule not in excused and set(children) <= excused
+        }
         if not more:
             break
         excused |= more

@@ -34,7 +34,11 @@ def global_name(instance_id: str) -> str:
 
 # (instance name, numeric id, labels): the rollout VM is unlabelled, the trainer VM is labelled.
 ROLLOUT = ("rl-rollout-01", "7123456789012345001", {})
-TRAINER = ("rl-trainer-01", "7123456789012345002", {"project": "math-reasoner", "phase": "train", "method": "rl"})
+TRAINER = (
+    "rl-trainer-01",
+    "7123456789012345002",
+    {"project": "math-reasoner", "phase": "train", "method": "rl"},
+)
 INSTANCES = (ROLLOUT, TRAINER)
 
 
@@ -93,33 +97,94 @@ def month_rows() -> list[dict[str, Any]]:
         start = RUN_START + timedelta(hours=hour)
         cud = _credit("COMMITTED_USAGE_DISCOUNT", "Committed use discount: H100", "-58.788")
         for instance in INSTANCES:
-            rows.append(_row("Nvidia H100 80GB GPU running in Americas", "78.384", start, instance=instance,
-                             credits=[cud]))
-            rows.append(_row("A3 Instance Core running in Americas", "6.160544", start, instance=instance,
-                             credits=[_credit("SUSTAINED_USAGE_DISCOUNT", "Sustained use", "-1.232109")]))
+            rows.append(
+                _row(
+                    "Nvidia H100 80GB GPU running in Americas",
+                    "78.384",
+                    start,
+                    instance=instance,
+                    credits=[cud],
+                )
+            )
+            rows.append(
+                _row(
+                    "A3 Instance Core running in Americas",
+                    "6.160544",
+                    start,
+                    instance=instance,
+                    credits=[_credit("SUSTAINED_USAGE_DISCOUNT", "Sustained use", "-1.232109")],
+                )
+            )
     # The trainer's disk-less hour 2 was billed wrong and corrected on the same invoice: Google negates the
     # row (credits included) and bills it again at the right amount.
     wrong = RUN_START + timedelta(hours=2)
-    correction = {"id": "adj-0001", "description": "Usage correction", "mode": "COMPLETE_NEGATION_WITH_REMONETIZATION",
-                  "type": "USAGE_CORRECTION"}
-    rows.append(_row("A3 Instance Ram running in Americas", "3.964", wrong, instance=TRAINER,
-                     credits=[_credit("SUSTAINED_USAGE_DISCOUNT", "Sustained use", "-0.7928")]))
-    rows.append(_row("A3 Instance Ram running in Americas", "-3.964", wrong, instance=TRAINER,
-                     credits=[_credit("SUSTAINED_USAGE_DISCOUNT", "Sustained use", "0.7928")],
-                     adjustment=correction))
-    rows.append(_row("A3 Instance Ram running in Americas", "0.991", wrong, instance=TRAINER,
-                     credits=[_credit("SUSTAINED_USAGE_DISCOUNT", "Sustained use", "-0.1982")],
-                     adjustment=correction))
+    correction = {
+        "id": "adj-0001",
+        "description": "Usage correction",
+        "mode": "COMPLETE_NEGATION_WITH_REMONETIZATION",
+        "type": "USAGE_CORRECTION",
+    }
+    rows.append(
+        _row(
+            "A3 Instance Ram running in Americas",
+            "3.964",
+            wrong,
+            instance=TRAINER,
+            credits=[_credit("SUSTAINED_USAGE_DISCOUNT", "Sustained use", "-0.7928")],
+        )
+    )
+    rows.append(
+        _row(
+            "A3 Instance Ram running in Americas",
+            "-3.964",
+            wrong,
+            instance=TRAINER,
+            credits=[_credit("SUSTAINED_USAGE_DISCOUNT", "Sustained use", "0.7928")],
+            adjustment=correction,
+        )
+    )
+    rows.append(
+        _row(
+            "A3 Instance Ram running in Americas",
+            "0.991",
+            wrong,
+            instance=TRAINER,
+            credits=[_credit("SUSTAINED_USAGE_DISCOUNT", "Sustained use", "-0.1982")],
+            adjustment=correction,
+        )
+    )
     day = datetime(2027, 1, 5, 8, tzinfo=UTC)
     rows += [
-        _row("Commitment v1: Nvidia H100 80GB GPU in Americas for 1 Year", "470.304", day, hours=24,
-             subscription="8123456789012345009"),
-        _row("Standard Storage US Multi-region", "12.5", day, service=STORAGE, hours=24,
-             credits=[_credit("PROMOTION", "Research credits", "-12.5")]),
-        _row("Standard Storage US Multi-region", "3.25", day + timedelta(days=1), service=STORAGE, hours=24,
-             credits=[_credit("PROMOTION", "FreeTrial:ffffffff-0000", "-3.25")]),
-        _row("Network Internet Egress from Americas to Americas", "0.24", day, hours=24,
-             credits=[_credit("FREE_TIER", "Free tier", "-0.12")]),
+        _row(
+            "Commitment v1: Nvidia H100 80GB GPU in Americas for 1 Year",
+            "470.304",
+            day,
+            hours=24,
+            subscription="8123456789012345009",
+        ),
+        _row(
+            "Standard Storage US Multi-region",
+            "12.5",
+            day,
+            service=STORAGE,
+            hours=24,
+            credits=[_credit("PROMOTION", "Research credits", "-12.5")],
+        ),
+        _row(
+            "Standard Storage US Multi-region",
+            "3.25",
+            day + timedelta(days=1),
+            service=STORAGE,
+            hours=24,
+            credits=[_credit("PROMOTION", "FreeTrial:ffffffff-0000", "-3.25")],
+        ),
+        _row(
+            "Network Internet Egress from Americas to Americas",
+            "0.24",
+            day,
+            hours=24,
+            credits=[_credit("FREE_TIER", "Free tier", "-0.12")],
+        ),
         _row("Tax: US sales tax", "41.87", day, service=INVOICE, cost_type="tax", hours=24 * 31),
         _row("Rounding error", "-0.000321", day, service=INVOICE, cost_type="rounding_error", hours=24 * 31),
     ]

@@ -88,7 +88,12 @@ def test_a_focus_files_service_category_places_services_the_rules_do_not_know(ru
 
     from focus_files import write_focus
 
-    azure = {"ProviderName": "Microsoft", "BillingAccountId": "ba-0001", "SubAccountId": "sub-0001", "x_UsageType": ""}
+    azure = {
+        "ProviderName": "Microsoft",
+        "BillingAccountId": "ba-0001",
+        "SubAccountId": "sub-0001",
+        "x_UsageType": "",
+    }
     write_focus(
         project.root / "bill.csv",
         [

@@ -64,7 +64,9 @@ def assert_valid(validator: Path, data: Path) -> None:
 
 def billed_total(path: Path) -> Decimal:
     con = duckdb.connect()
-    rows = con.execute("SELECT CAST(BilledCost AS VARCHAR) FROM read_parquet($p)", {"p": str(path)}).fetchall()
+    rows = con.execute(
+        "SELECT CAST(BilledCost AS VARCHAR) FROM read_parquet($p)", {"p": str(path)}
+    ).fetchall()
     return sum((Decimal(r[0]) for r in rows), Decimal(0))
 
 

@@ -391,7 +391,9 @@ def test_a_failed_pull_changes_nothing(
     line = json.loads(generate_gcp.json_line(rows[0]))
     line["export_time"] = "yesterday"
     (bad / "export.json").write_text(json.dumps(line) + "\n", encoding="utf-8")
-    with pytest.raises(InputError, match="column export_time: expected a timestamp in 2000-2099, got 'yesterday'"):
+    with pytest.raises(
+        InputError, match="column export_time: expected a timestamp in 2000-2099, got 'yesterday'"
+    ):
         pull(make_config(tmp_path, f'uri = "{bad}"'))
     assert query(config, "SELECT count(*), sum(billed_cost) FROM charges") == before
 

@@ -106,7 +106,10 @@ def run_log(form: str) -> str:
     name = NAME_FORMS[form]
     start = gcp_month.RUN_START
     end = start + timedelta(hours=gcp_month.HOURS)
-    times = {"started_at": start.isoformat().replace("+00:00", "Z"), "ended_at": end.isoformat().replace("+00:00", "Z")}
+    times = {
+        "started_at": start.isoformat().replace("+00:00", "Z"),
+        "ended_at": end.isoformat().replace("+00:00", "Z"),
+    }
     record = {
         "experiment_id": "exp-rl-gcp-0105",
         "project": "math-reasoner",
@@ -165,13 +168,15 @@ def test_a_run_logged_by_any_name_gets_its_instances_cost(
         ).fetchall()
     finally:
         con.close()
-    rollout = sum((gcp_month.net(r) for r in on_the_run if r["resource"]["name"] == "rl-rollout-01"), Decimal(0))
+    rollout = sum(
+        (gcp_month.net(r) for r in on_the_run if r["resource"]["name"] == "rl-rollout-01"), Decimal(0)
+    )
     # The unlabelled rollout VM by the log's window; the labelled trainer by its tags, carrying the run.
     assert by_rule == [
         ("tag", "exp-rl-gcp-0105", expected - rollout),
         ("time-window", "exp-rl-gcp-0105", rollout),
     ]
     report = run("report", "--by", "experiment", "--format", "csv")
-    assert {r["experiment_id"]: Decimal(r["effective_cost"]) for r in csv.DictReader(io.StringIO(report.stdout))}[
-        "exp-rl-gcp-0105"
-    ] == expected
+    assert {
+        r["experiment_id"]: Decimal(r["effective_cost"]) for r in csv.DictReader(io.StringIO(report.stdout))
+    }["exp-rl-gcp-0105"] == expected

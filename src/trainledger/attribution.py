@@ -70,8 +70,10 @@ def refresh_categories(con: Connection, config: Config) -> int:
     # A manual ledger row states its category (kept in usage_type); cloud rows are categorised by rule.
     found = []
     for provider, service, usage, charge_category, service_category in combos:
-        category, known = (usage, True) if provider == "manual" else categorizer.categorize(
-            service, usage, service_category
+        category, known = (
+            (usage, True)
+            if provider == "manual"
+            else categorizer.categorize(service, usage, service_category)
         )
         found.append(
             {

@@ -136,7 +136,8 @@ class Categorizer:
         overrides += [(k.lower(), "", v) for k, v in config.services.items()]
         self.overrides = overrides
         self.service_categories = {
-            k.strip().lower(): v for k, v in {**DEFAULT_SERVICE_CATEGORIES, **config.service_categories}.items()
+            k.strip().lower(): v
+            for k, v in {**DEFAULT_SERVICE_CATEGORIES, **config.service_categories}.items()
         }
 
     def categorize(

@@ -94,7 +94,9 @@ def _day(value: Any, where: str, field: str) -> datetime:
     except ValueError:
         parsed = None
     if parsed is None or not 2000 <= parsed.year <= 2099:
-        raise InputError(f"{where}, column {field}: expected a date YYYY-MM-DD (years 2000-2099), got {text!r}")
+        raise InputError(
+            f"{where}, column {field}: expected a date YYYY-MM-DD (years 2000-2099), got {text!r}"
+        )
     return parsed
 
 
