@@ -115,6 +115,28 @@ class Case:
     expect: Refused | Handled
 
 
+def _hive_text_cur(inputs: Inputs) -> None:
+    """The month's csv.gz holding Athena/Hive text: fields separated by \\x01, no header quoting."""
+    header, rows = inputs.cur_rows()
+    text = "".join("\x01".join(r) + "\n" for r in [header, *rows])
+    inputs.cur.write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
+
+
+def _gcp_export(name: str, text: str) -> Callable[[Inputs], Path]:
+    """A gcp-billing source reading a file named ``name`` holding ``text``."""
+
+    def prepare(inputs: Inputs) -> Path:
+        path = inputs.root / name
+        path.write_text(text, encoding="utf-8")
+        inputs.extra_config += f'\n[[sources]]\nname = "gcp"\nkind = "gcp-billing"\nuri = "{path}"\n'
+        return path
+
+    return prepare
+
+
+GCP_EXPECTED = "expected the export's rows as parquet or JSON Lines (.parquet, .json, .jsonl, .ndjson, .json.gz, .jsonl.gz, .ndjson.gz)"
+
+
 # --- safe handlings -----------------------------------------------------------------------------------
 
 
@@ -340,6 +362,13 @@ CASES = [
         ),
     ),
     Case(
+        "cur2-usage-in-the-year-4",
+        _cell(5, "line_item_usage_start_date", "4/1/25"),
+        Refused(
+            "{cur}, row 5, column line_item_usage_start_date: expected a timestamp in 2000-2099, got '4/1/25'"
+        ),
+    ),
+    Case(
         "cur2-tags-not-json",
         _cell(5, "resource_tags", '{"user_project": "qwen'),
         Refused(
@@ -347,6 +376,25 @@ CASES = [
         ),
     ),
     Case("cur2-timestamps-without-zone", _strip_zones, Handled(_charges_equal_last_nights)),
+    Case(
+        "cur2-gz-holding-hive-text",
+        _hive_text_cur,
+        Refused(
+            "{cur}: fields are separated by \\x01 (Hive/Athena text), not commas; expected a CSV file with a "
+            "header line"
+        ),
+    ),
+    # Cloud Billing export files
+    Case(
+        "gcp-export-as-csv",
+        _gcp_export("billing.csv", "billing_account_id,cost\n01A2B3-C4D5E6-F7A8B9,1.5\n"),
+        Refused("{focus}: a CSV file, not parquet or JSON Lines; " + GCP_EXPECTED),
+    ),
+    Case(
+        "gcp-export-as-json-array",
+        _gcp_export("billing.json", '[{"billing_account_id": "01A2B3-C4D5E6-F7A8B9", "cost": 1.5}]\n'),
+        Refused("{focus}: a JSON array, not JSON Lines (one export row per line); " + GCP_EXPECTED),
+    ),
     # FOCUS 1.x CSV
     Case(
         "focus-empty-file",
@@ -366,6 +414,11 @@ CASES = [
             "{focus}: not a FOCUS file: missing column(s) BilledCost, BillingCurrency, BillingPeriodStart, "
             "BillingPeriodEnd, ChargeCategory"
         ),
+    ),
+    Case(
+        "focus-short-row",
+        _focus("short-row.csv"),
+        Refused("{focus}: row 2 has 6 field(s), expected 15 as in the header line"),
     ),
     Case(
         "focus-non-numeric-cost",
@@ -396,8 +449,24 @@ CASES = [
         "focus-charge-ends-at-infinity",
         _focus("charge-end-infinite.csv"),
         Refused(
-            "{focus}, row 2, column ChargePeriodEnd: expected a timestamp not before ChargePeriodStart, "
-            "got 'infinity'"
+            "{focus}, row 2, column ChargePeriodEnd: expected an ISO 8601 time in UTC such as "
+            "2026-11-01T00:00:00Z (years 2000-2099), got 'infinity'"
+        ),
+    ),
+    Case(
+        "focus-us-dates",
+        _focus("us-dates.csv"),
+        Refused(
+            "{focus}, row 1, column BillingPeriodStart: expected an ISO 8601 time in UTC such as "
+            "2026-11-01T00:00:00Z (years 2000-2099), got '4/1/25'"
+        ),
+    ),
+    Case(
+        "focus-local-offset",
+        _focus("local-offset.csv"),
+        Refused(
+            "{focus}, row 1, column ChargePeriodStart: expected an ISO 8601 time in UTC such as "
+            "2026-11-01T00:00:00Z (years 2000-2099), got '2026-11-03T08:00:00+02:00'"
         ),
     ),
     Case(

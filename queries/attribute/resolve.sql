@@ -35,6 +35,7 @@ joined AS (
        AND cat.service_name IS NOT DISTINCT FROM c.service_name
        AND cat.usage_type IS NOT DISTINCT FROM c.usage_type
        AND cat.charge_category IS NOT DISTINCT FROM c.charge_category
+       AND cat.service_category IS NOT DISTINCT FROM c.service_category
 )
 SELECT
     j.charge_id, j.source, j.provider, j.billing_period, j.billing_period_start, j.billing_period_end,

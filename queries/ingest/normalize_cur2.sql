@@ -6,6 +6,8 @@
 -- at its Savings Plan / reservation effective cost, the Savings Plan recurring fee at its unused commitment,
 -- RIFee at its unused amortised upfront plus unused recurring fee, SP negation and upfront fee and a Fee
 -- carrying a reservation ARN at zero, everything else as billed. Legacy CUR arrives here renamed (aws_cur).
+-- Text: CUR writes '' for "no value" (the Athena/parquet form of legacy CUR on every string column); every
+-- text column becomes NULL when empty (text_or_null), as FOCUS and the outputs want.
 WITH typed AS (
     SELECT
         *,
@@ -31,8 +33,8 @@ SELECT
     bp_end AS billing_period_end,
     utc_time(line_item_usage_start_date) AS charge_period_start,
     utc_time(line_item_usage_end_date) AS charge_period_end,
-    CAST(bill_payer_account_id AS VARCHAR) AS billing_account_id,
-    CAST(line_item_usage_account_id AS VARCHAR) AS sub_account_id,
+    text_or_null(bill_payer_account_id) AS billing_account_id,
+    text_or_null(line_item_usage_account_id) AS sub_account_id,
     CASE
         WHEN line_item_line_item_type IN ('Usage', 'DiscountedUsage', 'SavingsPlanCoveredUsage',
                                           'SavingsPlanNegation') THEN 'Usage'
@@ -50,7 +52,7 @@ SELECT
     line_item_line_item_type AS line_item_type,
     coalesce(nullif(product['product_name'], ''), nullif(product_servicecode, ''), line_item_product_code)
         AS service_name,
-    product_product_family AS service_category,
+    text_or_null(product_product_family) AS service_category,
     resource AS resource_id,
     CASE
         WHEN resource LIKE 'i-%' THEN 'instance'
@@ -58,11 +60,11 @@ SELECT
         WHEN resource LIKE 'arn:aws:savingsplans:%' THEN 'savings-plan'
         WHEN line_item_product_code = 'AmazonS3' THEN 'bucket'
     END AS resource_type,
-    coalesce(nullif(product_region_code, ''), product['region']) AS region_id,
-    product_sku AS sku_id,
-    line_item_usage_type AS usage_type,
+    coalesce(text_or_null(product_region_code), text_or_null(product['region'])) AS region_id,
+    text_or_null(product_sku) AS sku_id,
+    text_or_null(line_item_usage_type) AS usage_type,
     double_to_money(line_item_usage_amount) AS consumed_quantity,
-    pricing_unit AS consumed_unit,
+    text_or_null(pricing_unit) AS consumed_unit,
     line_item_currency_code AS billing_currency,
     unblended AS billed_cost,
     CASE line_item_line_item_type
@@ -92,5 +94,6 @@ SELECT
     file_row_number + 1 AS source_row,
     identity_line_item_id AS row_identity,
     CAST(NULL AS VARCHAR) AS credits,
-    CAST(NULL AS DOUBLE) AS currency_conversion_rate
+    CAST(NULL AS DOUBLE) AS currency_conversion_rate,
+    text_or_null(bill_invoice_id) AS invoice_id
 FROM typed

@@ -353,15 +353,17 @@ def labels(obj: Context, period: str | None, fmt_: str) -> None:
             )
         )
         return
-    click.echo(f"Tag coverage for {', '.join(result.periods) or 'no periods'} (EffectiveCost)")
-    total = sum((r["effective_cost"] for r in result.by_rule), Decimal(0))
+    click.echo(
+        f"Tag coverage for {', '.join(result.periods) or 'no periods'} "
+        "(EffectiveCost; share of the currency's cost before credits)"
+    )
     rows = [
         (
             r["rule"],
             r["currency"],
             r["charges"],
             r["effective_cost"],
-            f"{(r['effective_cost'] / total * 100):.1f}%" if total else "-",
+            "-" if r["share_pct"] is None else f"{r['share_pct'].quantize(Decimal('0.1')):f}%",
         )
         for r in result.by_rule
     ]

@@ -40,6 +40,7 @@ REQUIRED = (
 
 OPTIONAL = {
     "bill_payer_account_id": "VARCHAR",
+    "bill_invoice_id": "VARCHAR",
     "line_item_usage_account_id": "VARCHAR",
     "line_item_product_code": "VARCHAR",
     "line_item_usage_type": "VARCHAR",
@@ -236,7 +237,8 @@ def load_period(
     staging.show_files_as(con, RAW_VIEW, names)
     shown = [names.get(str(f), str(f)) if names else str(f) for f in files]
     where = shown[0] if len(shown) == 1 else str(Path(shown[0]).parent)
-    staging.add_missing_columns(con, RAW_VIEW, OPTIONAL, REQUIRED, where, what)
+    csv_files = [(f, s) for f, s in zip(files, shown, strict=True) if not f.name.endswith(".parquet")]
+    staging.add_missing_columns(con, RAW_VIEW, OPTIONAL, REQUIRED, where, what, csv_files)
     staging.first_problem(con, "ingest/validate_cur2", {"period": period})
     scope = {"only": only if period is None else None}
     if (con.execute(queries.load("ingest/line_items_repeated"), scope).fetchone() or (0,))[0]:

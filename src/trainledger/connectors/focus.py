@@ -31,6 +31,7 @@ OPTIONAL = {
         "ServiceName",
         "ServiceCategory",
         "ResourceId",
+        "ResourceName",
         "ResourceType",
         "RegionId",
         "SkuId",
@@ -42,6 +43,7 @@ OPTIONAL = {
         "PricingCategory",
         "x_UsageType",
         "ChargeDescription",
+        "InvoiceId",
     )
 }
 SUFFIXES = (".csv", ".csv.gz", ".parquet")
@@ -126,7 +128,8 @@ def load_files(
     staging.show_files_as(con, RAW_VIEW, names)
     shown = [names.get(str(f), str(f)) if names else str(f) for f in files]
     where = shown[0] if len(shown) == 1 else str(Path(shown[0]).parent)
-    staging.add_missing_columns(con, RAW_VIEW, OPTIONAL, REQUIRED, where, "FOCUS")
+    csv_files = [(f, s) for f, s in zip(files, shown, strict=True) if not f.name.endswith(".parquet")]
+    staging.add_missing_columns(con, RAW_VIEW, OPTIONAL, REQUIRED, where, "FOCUS", csv_files)
     staging.first_problem(con, "ingest/validate_focus", {})
     con.execute(
         "CREATE OR REPLACE TEMP TABLE staged_charges AS " + queries.load("ingest/normalize_focus"),

@@ -15,6 +15,7 @@ them, gs:// objects being copied to a local cache first.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
@@ -96,7 +97,7 @@ LISTS: dict[str, tuple[str, dict[str, str]]] = {
     ),
 }
 # Text of these values is kept beside the typed value, for error messages naming what was found.
-TEXT_KEPT = ("cost", "usage_start_time", "export_time")
+TEXT_KEPT = ("cost", "usage_start_time", "usage_end_time", "export_time")
 REQUIRED = (
     "billing_account_id",
     "service.description",
@@ -336,9 +337,39 @@ def export_files(root: Path) -> list[Path]:
     return files
 
 
+def _not_an_export_file(path: Path) -> str | None:
+    """What a file given as an export really is, when its name or first bytes say it is not one."""
+    if not path.name.endswith(FILE_SUFFIXES):
+        kind = (
+            "a CSV file"
+            if path.name.lower().endswith((".csv", ".csv.gz"))
+            else f"not a {path.suffix or 'known'} file"
+        )
+        return f"{kind}, not parquet or JSON Lines"
+    if path.name.endswith(".parquet"):
+        return None
+    opener = gzip.open if path.name.endswith(".gz") else open
+    try:
+        with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
+            start = handle.read(4096).lstrip()
+    except (OSError, EOFError):
+        return None  # DuckDB's reading names the damage
+    if start.startswith("["):
+        return "a JSON array, not JSON Lines (one export row per line)"
+    if start and not start.startswith("{"):
+        return f"not JSON Lines (it starts {start[:20]!r})"
+    return None
+
+
 def read_files(con: Connection, files: list[Path]) -> None:
     """The raw view over parquet or JSON Lines files, as BigQuery's EXPORT DATA / extract writes them."""
     names = [str(f) for f in files]
+    for f in files:
+        problem = _not_an_export_file(f)
+        if problem:
+            raise InputError(
+                f"{f}: {problem}; expected the export's rows as parquet or JSON Lines ({', '.join(FILE_SUFFIXES)})"
+            )
     parquet = [n.endswith(".parquet") for n in names]
     if any(parquet) and not all(parquet):
         raise InputError(

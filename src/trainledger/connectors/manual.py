@@ -83,14 +83,21 @@ def _records(path: Path) -> list[tuple[int, dict[str, Any]]]:
 
 
 def _day(value: Any, where: str, field: str) -> datetime:
+    """A date (or ISO 8601 time) in the years 2000-2099, as every bill's times are checked (bill_time)."""
     text = str(value or "").strip()
     try:
         if len(text) == 10:
-            return datetime.combine(date.fromisoformat(text), datetime.min.time())
-        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+            parsed = datetime.combine(date.fromisoformat(text), datetime.min.time())
+        else:
+            parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+            parsed = parsed.astimezone(UTC).replace(tzinfo=None) if parsed.tzinfo else parsed
     except ValueError:
-        raise InputError(f"{where}, column {field}: expected a date YYYY-MM-DD, got {text!r}") from None
-    return parsed.astimezone(UTC).replace(tzinfo=None) if parsed.tzinfo else parsed
+        parsed = None
+    if parsed is None or not 2000 <= parsed.year <= 2099:
+        raise InputError(
+            f"{where}, column {field}: expected a date YYYY-MM-DD (years 2000-2099), got {text!r}"
+        )
+    return parsed
 
 
 def parse_row(path: Path, line: int, record: dict[str, Any], scheme: LabelScheme) -> LedgerRow:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import gzip
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -94,19 +96,85 @@ def check_json_objects(con: Connection, view: str, columns: Sequence[str]) -> No
             raise InputError(f"{file}, row {line}, column {column}: expected a JSON object, got '{text}'")
 
 
+_SAMPLE_BYTES = 1 << 20
+
+
+def _head(path: Path) -> str:
+    """The first MiB of a file as text, through gzip when it is gzip; never raises on undecodable bytes."""
+    with path.open("rb") as raw:
+        magic = raw.read(2)
+    try:
+        if magic == b"\x1f\x8b":
+            with gzip.open(path, "rb") as handle:
+                data = handle.read(_SAMPLE_BYTES)
+        else:
+            with path.open("rb") as handle:
+                data = handle.read(_SAMPLE_BYTES)
+    except (OSError, EOFError):
+        return ""  # a truncated gzip: DuckDB's own reading says so
+    return data.decode("utf-8", errors="replace")
+
+
+def csv_shape_problem(path: Path) -> str | None:
+    """What a file named as CSV really holds, in words, when it cannot be the expected CSV; else None.
+
+    Looked at only when the engine could not make sense of the file: DuckDB's sniffer turns such files
+    into one odd column, whose "missing columns" are really there.
+    """
+    text = _head(path)
+    lines = text.splitlines()
+    if not lines:
+        return None
+    if text.startswith("PAR1"):
+        return "is a parquet file, not CSV; name it .parquet"
+    header = lines[0]
+    if header.lstrip().startswith(("{", "[")):
+        return "holds JSON, not CSV; expected a CSV file with a header line"
+    if "," not in header:
+        for sep, name in (
+            ("\x01", "\\x01 (Hive/Athena text)"),
+            ("\t", "tabs"),
+            (";", "semicolons"),
+            ("|", "'|'"),
+        ):
+            if sep in header:
+                return f"fields are separated by {name}, not commas; expected a CSV file with a header line"
+    complete = lines if len(text) < _SAMPLE_BYTES else lines[:-1]  # the sample may cut the last line
+    rows = list(csv.reader(complete))
+    width = len(rows[0])
+    for number, row in enumerate(rows[1:], start=1):
+        if row and len(row) < width:
+            return f"row {number} has {len(row)} field(s), expected {width} as in the header line"
+    return None
+
+
 def view_columns(con: Connection, view: str) -> dict[str, str]:
     cur = con.execute(f'SELECT * FROM "{view}" LIMIT 0')
     return {d[0]: str(d[1]) for d in cur.description or []}
 
 
 def add_missing_columns(
-    con: Connection, view: str, optional: dict[str, str], required: Iterable[str], where: str, what: str
+    con: Connection,
+    view: str,
+    optional: dict[str, str],
+    required: Iterable[str],
+    where: str,
+    what: str,
+    files: Sequence[tuple[Path, str]] = (),
 ) -> None:
-    """Fail on a missing required column; give absent optional ones typed NULLs (schemas vary by month)."""
+    """Fail on a missing required column; give absent optional ones typed NULLs (schemas vary by month).
+
+    ``files`` (local path, name to show) are the CSV files read: when columns seem missing, a file that is
+    not the CSV its name says (other separators, short rows, JSON) is named with what it really holds.
+    """
     columns = view_columns(con, view)
     lowered = {c.lower(): c for c in columns}
     missing = [c for c in required if c.lower() not in lowered]
     if missing:
+        for local, shown in files:
+            problem = csv_shape_problem(local)
+            if problem:
+                raise InputError(f"{shown}: {problem}")
         shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
         raise InputError(f"{where}: not a {what} file: missing column(s) {shown}")
     extra = [

@@ -134,6 +134,7 @@ class CategoriesConfig(Strict):
 
     services: dict[str, str] = Field(default_factory=dict)
     usage_types: dict[str, str] = Field(default_factory=dict)
+    service_categories: dict[str, str] = Field(default_factory=dict)  # FOCUS ServiceCategory → category
 
 
 class MaxShare(Strict):

@@ -10,7 +10,10 @@ def cell(value: object, money: bool = False) -> str:
     if value is None:
         return "-"
     if isinstance(value, Decimal):
-        return f"{value.quantize(Decimal('0.01')):,f}" if money else f"{value:f}"
+        if money:
+            cents = value.quantize(Decimal("0.01"))
+            return f"{cents.copy_abs() if cents == 0 else cents:,f}"  # never -0.00
+        return f"{value:f}"
     return str(value)
 
 
