@@ -9,12 +9,18 @@ from pathlib import Path
 
 from trainledger.core.errors import TrainledgerError
 
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# What makes a spreadsheet evaluate a cell: = + - @ (and the full-width forms an input method types, U+FF1D etc.), also
+# after blanks the apps strip first (space, NBSP, zero-width space, ideographic space, BOM, LF, tab, CR).
+FORMULA_START = ("=", "+", "-", "@", "＝", "＋", "－", "＠")
+LEADING_BLANKS = " \u00a0\u200b\u3000\ufeff\n\t\r"
 
 
 def safe_text(value: str) -> str:
-    """Neutralise spreadsheet formulas: text starting with = + - @ tab or CR gets a leading quote."""
-    return "'" + value if value.startswith(FORMULA_START) else value
+    """Neutralise spreadsheet formulas with a leading quote: text starting with tab or CR, or whose first
+    character after leading blanks starts a formula. Money columns never pass here, so `-12.50` stays a number."""
+    if value.startswith(("\t", "\r")) or value.lstrip(LEADING_BLANKS).startswith(FORMULA_START):
+        return "'" + value
+    return value
 
 
 def write_atomic(path: Path, text: str | Iterable[str]) -> None:
