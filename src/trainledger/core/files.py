@@ -23,17 +23,22 @@ def safe_text(value: str) -> str:
     return value
 
 
-def write_atomic(path: Path, text: str | Iterable[str]) -> None:
+def write_atomic(path: Path, text: str | bytes | Iterable[str]) -> None:
     """Write via a temporary file (owner-only, like the warehouse) and rename, so a reader never sees half
-    an export. ``text`` may come in pieces, so a big export is never held in memory whole."""
+    an export. ``text`` may come in pieces, so a big export is never held in memory whole; ``bytes`` (a
+    workbook) is written as it is."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as exc:
         raise TrainledgerError(f"{path}: cannot write: {exc.strerror or exc}") from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.writelines([text] if isinstance(text, str) else text)
+        if isinstance(text, bytes):
+            with os.fdopen(fd, "wb") as binary:
+                binary.write(text)
+        else:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+                handle.writelines([text] if isinstance(text, str) else text)
         os.replace(tmp, path)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
