@@ -53,6 +53,9 @@ class Reconciliation:
     failed: Decimal
     assumptions: dict[str, Any] = field(default_factory=dict)
     other_currencies: list[str] = field(default_factory=list)
+    metrics: dict[str, Any] = field(
+        default_factory=dict
+    )  # the log's metrics ({target, general}: before/after)
 
     @property
     def estimated_total(self) -> Decimal:
@@ -108,7 +111,7 @@ def _iso(value: datetime | None) -> str | None:
 def reconcile(con: Connection, experiment_id: str) -> Reconciliation:
     key = canonical_value(experiment_id)
     row = con.execute(
-        "SELECT experiment_id, project, method, status, started_at, ended_at, estimate FROM experiments "
+        "SELECT experiment_id, project, method, status, started_at, ended_at, estimate, metrics FROM experiments "
         "WHERE experiment_id = $id",
         {"id": key},
     ).fetchone()
@@ -118,8 +121,8 @@ def reconcile(con: Connection, experiment_id: str) -> Reconciliation:
         ).fetchone()
         if not realized_any or not realized_any[0]:
             raise NotFound(f"experiment {experiment_id!r} is not in the experiment log nor in any allocation")
-        row = (key, None, None, None, None, None, "{}")
-    exp_id, project, method, status, started, ended, estimate_json = row
+        row = (key, None, None, None, None, None, "{}", "{}")
+    exp_id, project, method, status, started, ended, estimate_json, metrics_json = row
     estimate = json.loads(estimate_json or "{}")
     estimates = con.execute(
         "SELECT phase, coalesce(category, CASE WHEN phase = 'data' THEN 'data' ELSE 'compute' END), currency, "
@@ -172,6 +175,7 @@ def reconcile(con: Connection, experiment_id: str) -> Reconciliation:
         failed=hidden["failed"],
         assumptions=assumptions,
         other_currencies=[c for c in currencies if c != currency],
+        metrics=json.loads(metrics_json or "{}"),
     )
 
 
