@@ -40,13 +40,20 @@ demo: $(STAMP)
 	cd $(DEMO) && ../../$(BIN)/trainledger report --by waste,project
 
 # A documented manual check, not part of `make test` (CI has no browser): render the demo's HTML
-# post-mortem in headless Chromium (Debian package `chromium`) and look at the screenshot.
+# post-mortems (an over-run with metrics, a failed run) in headless Chromium (Debian package `chromium`)
+# at a desktop (1280 px) and a narrow (600 px) width and look at the screenshots: the chart scales, the
+# tables scroll, nothing runs off the page. tests/test_postmortem_layout.py checks the same in code.
+CHROMIUM := chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
+	--disable-component-update --disable-sync --no-first-run
 postmortem-screenshot: demo
-	cd $(DEMO) && ../../$(BIN)/trainledger reconcile exp-rl-0419 --format html --out postmortem.html
-	chromium --headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update \
-		--disable-sync --no-first-run --screenshot=$(CURDIR)/$(DEMO)/postmortem.png --window-size=1200,1400 \
-		file://$(CURDIR)/$(DEMO)/postmortem.html
-	@echo "look at $(DEMO)/postmortem.png"
+	for exp in exp-sft-0412 exp-rl-0421; do \
+		(cd $(DEMO) && ../../$(BIN)/trainledger reconcile $$exp --format html --out postmortem-$$exp.html) && \
+		for width in 1280 600; do \
+			$(CHROMIUM) --window-size=$$width,1800 --screenshot=$(CURDIR)/$(DEMO)/postmortem-$$exp-$$width.png \
+				file://$(CURDIR)/$(DEMO)/postmortem-$$exp.html || exit 1; \
+		done; \
+	done
+	@echo "look at $(DEMO)/postmortem-*-1280.png and $(DEMO)/postmortem-*-600.png"
 
 test: $(STAMP) $(if $(FOCUS_PYTHON),$(FOCUS_STAMP))
 	$(BIN)/python -m pytest -q

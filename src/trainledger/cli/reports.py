@@ -299,7 +299,14 @@ def reconcile(obj: Context, experiment_id: str, fmt_: str, out: str | None) -> N
 @click.command()
 @PERIOD
 @click.option("--by", default=None, help="Keep only these dimensions (others summed, their columns empty).")
-@click.option("--format", "fmt_", type=click.Choice(["csv", "focus"]), default="csv", show_default=True)
+@click.option(
+    "--format", "fmt_", type=click.Choice(["csv", "xlsx", "focus"]), default="csv", show_default=True
+)
+@click.option(
+    "--cents",
+    is_flag=True,
+    help="Money rounded to the cent per row; each period/account/currency total still ties to the invoice.",
+)
 @click.option(
     "--out",
     type=click.Path(dir_okay=False),
@@ -307,24 +314,26 @@ def reconcile(obj: Context, experiment_id: str, fmt_: str, out: str | None) -> N
     help="File to write (.parquet: parquet, for focus).",
 )
 @click.pass_obj
-def export(obj: Context, period: str | None, by: str | None, fmt_: str, out: str) -> None:
+def export(obj: Context, period: str | None, by: str | None, fmt_: str, cents: bool, out: str) -> None:
     """Finance export of one billing period's allocations."""
     if period is None:
         raise click.UsageError("Missing option '--period'.")
     if fmt_ == "focus":
         from trainledger.outputs import export_focus
 
-        if by:
+        if by or cents:
             raise click.UsageError(
-                "--by applies to --format csv; a FOCUS file has one row per allocation share"
+                f"{'--by' if by else '--cents'} applies to --format csv and xlsx; a FOCUS file has one row "
+                "per allocation share, at full precision"
             )
         with open_warehouse(obj.config, write=False) as con:
             export_focus.write(con, period, Path(out))
         click.echo(f"wrote {out}", err=True)
         return
     with open_warehouse(obj.config, write=False) as con:
-        text = export_module.export_csv(con, period, by)
-    write_atomic(Path(out), text)
+        write = export_module.export_xlsx if fmt_ == "xlsx" else export_module.export_csv
+        data = write(con, period, by, cents)
+    write_atomic(Path(out), data)
     click.echo(f"wrote {out}", err=True)
 
 

@@ -186,9 +186,25 @@ class BudgetConfig(Strict):
         return value
 
 
+ExportFormat = Literal["csv", "xlsx", "focus"]
+
+
 class ExportsConfig(Strict):
     dir: str | None = None
-    format: Literal["csv", "focus"] = "csv"
+    format: list[ExportFormat] = ["csv"]  # pydantic copies the default per instance
+
+    @field_validator("format", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        """`format = "xlsx"` or a list `format = ["csv", "xlsx"]`."""
+        if value == []:
+            raise ValueError("expected at least one of csv, xlsx, focus")
+        return [value] if isinstance(value, str) else value
+
+    @property
+    def formats(self) -> list[ExportFormat]:
+        """The formats nightly writes, each once, in the order given."""
+        return list(dict.fromkeys(self.format))
 
 
 class AlertsConfig(Strict):

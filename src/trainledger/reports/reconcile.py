@@ -53,6 +53,9 @@ class Reconciliation:
     failed: Decimal
     assumptions: dict[str, Any] = field(default_factory=dict)
     other_currencies: list[str] = field(default_factory=list)
+    metrics: dict[str, Any] = field(
+        default_factory=dict
+    )  # the log's metrics ({target, general}: before/after)
 
     @property
     def estimated_total(self) -> Decimal:
@@ -112,8 +115,8 @@ def reconcile(con: Connection, experiment_id: str) -> Reconciliation:
         realized_any = run(con, "report/reconcile_allocations", {"id": key}).fetchone()
         if not realized_any or not realized_any[0]:
             raise NotFound(f"experiment {experiment_id!r} is not in the experiment log nor in any allocation")
-        row = (key, None, None, None, None, None, "{}")
-    exp_id, project, method, status, started, ended, estimate_json = row
+        row = (key, None, None, None, None, None, "{}", "{}")
+    exp_id, project, method, status, started, ended, estimate_json, metrics_json = row
     estimate = json.loads(estimate_json or "{}")
     estimates = run(con, "report/reconcile_estimates", {"id": exp_id}).fetchall()
     currency = estimates[0][2] if estimates else str(estimate.get("currency", "")).upper() or None
@@ -162,6 +165,7 @@ def reconcile(con: Connection, experiment_id: str) -> Reconciliation:
         failed=hidden["failed"],
         assumptions=assumptions,
         other_currencies=[c for c in currencies if c != currency],
+        metrics=json.loads(metrics_json or "{}"),
     )
 
 
