@@ -113,6 +113,8 @@ class LabelsConfig(Strict):
     method: KeyList = Field(default_factory=lambda: ["method"])
     experiment: KeyList = Field(default_factory=lambda: ["experiment", "experiment-id"])
     composite: KeyList = Field(default_factory=lambda: ["cost-label"])
+    # Keys whose value is the project only when no other key names one, e.g. GKE's `k8s-namespace`.
+    project_fallback: KeyList = Field(default_factory=list)
     phases: list[str] = Field(default_factory=lambda: list(PHASES))
     methods: list[str] = Field(default_factory=lambda: ["sft", "rl", "opd"])
     aliases: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_ALIASES))
