@@ -19,7 +19,7 @@ SCHEME = LabelScheme(LabelsConfig())
         ("resource_tags_user_cost_label", "cost_label"),
         ("user:Project", "project"),
         ("Experiment.Id", "experiment_id"),
-        ("k8s-label/team name", "k8s_label_team_name"),
+        ("k8s-label/team name", "team_name"),  # GKE cost allocation: the pod label is the key
     ],
 )
 def test_tag_keys_fold_to_one_canonical_key(key: str, canonical: str) -> None:

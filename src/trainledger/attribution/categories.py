@@ -58,6 +58,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     # Storage by usage type: AWS `EBS:VolumeUsage.gp3`, `EBS:SnapshotUsage`, S3/EFS `TimedStorage-ByteHrs`;
     # GCP `Storage PD Capacity`, `SSD backed PD Capacity`, `Storage PD Snapshot`, `Hyperdisk ... Capacity`.
     ("", "ebs:", "storage"),
+    # SageMaker training / HyperPod volumes: `USE1-Train:VolumeUsage.gp2`, `USE1-Cluster:VolumeUsage.gp2`.
+    ("", "volumeusage", "storage"),
     ("", "snapshotusage", "storage"),
     ("", "timedstorage", "storage"),
     ("", "pd capacity", "storage"),

@@ -8,12 +8,14 @@ from dataclasses import dataclass, field
 
 from trainledger.core.config import LabelsConfig
 
-_PREFIXES = ("resourcetags/", "resource_tags_", "resource_tags.", "tags/", "labels/")
+# GKE cost allocation writes a pod's labels as `k8s-label/<key>`: the pod label is the key.
+_PREFIXES = ("resourcetags/", "resource_tags_", "resource_tags.", "tags/", "labels/", "k8s-label/")
 _FOLD = re.compile(r"[-:./\s]+")
 
 
 def canonical_key(key: str) -> str:
-    """`resourceTags/user:Cost-Label`, `user_cost_label` and `cost-label` all become `cost_label`."""
+    """`resourceTags/user:Cost-Label`, `user_cost_label`, `k8s-label/cost-label` and `cost-label` all
+    become `cost_label`."""
     text = key.strip().lower()
     for prefix in _PREFIXES:
         if text.startswith(prefix):
@@ -55,6 +57,7 @@ class LabelScheme:
         self.method_keys = [canonical_key(k) for k in config.method]
         self.experiment_keys = [canonical_key(k) for k in config.experiment]
         self.composite_keys = [canonical_key(k) for k in config.composite]
+        self.fallback_keys = [canonical_key(k) for k in config.project_fallback]
         self.phases = {canonical_value(p) for p in config.phases}
         self.methods = {canonical_value(m) for m in config.methods}
         self.aliases = {canonical_value(k): canonical_value(v) for k, v in config.aliases.items()}
@@ -85,7 +88,12 @@ class LabelScheme:
     def _first(self, tags: dict[str, str], keys: list[str]) -> str | None:
         for key in keys:
             value = tags.get(key)
-            if value is not None and canonical_value(value):
+            # GKE's own namespaces (kube:unallocated, kube:system-overhead) name no project or run.
+            if (
+                value is not None
+                and canonical_value(value)
+                and not canonical_value(value).startswith("kube:")
+            ):
                 return value
         return None
 
@@ -124,8 +132,11 @@ class LabelScheme:
                     merged.append(separate or composite)
             project, phase, method = merged
 
+        fallback_raw = None if project or conflict else self._first(tags, self.fallback_keys)
+        if fallback_raw:
+            project = canonical_value(fallback_raw)
         experiment = canonical_value(experiment_raw) if experiment_raw else None
-        if not any((project_raw, phase_raw, method_raw, experiment_raw, composite_raw)):
+        if not any((project_raw, phase_raw, method_raw, experiment_raw, composite_raw, fallback_raw)):
             status = "untagged"
         elif conflict:
             status = "conflict"

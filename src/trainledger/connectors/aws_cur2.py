@@ -66,6 +66,11 @@ OPTIONAL = {
     "savings_plan_savings_plan_effective_cost": "DOUBLE",
     "savings_plan_total_commitment_to_date": "DOUBLE",
     "savings_plan_used_commitment": "DOUBLE",
+    # split cost allocation data (EKS/ECS pods), read by ingest/normalize_cur2.sql
+    "split_line_item_parent_resource_id": "VARCHAR",
+    "split_line_item_split_cost": "DOUBLE",
+    "split_line_item_unused_cost": "DOUBLE",
+    "split_line_item_public_on_demand_split_cost": "DOUBLE",
 }
 
 MAP_COLUMNS = ("resource_tags", "product", "cost_category", "discount")

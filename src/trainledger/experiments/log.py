@@ -174,6 +174,10 @@ def read_log(config: Config, reporter: Reporter) -> LogContent | None:
         from trainledger.experiments import mlflow_log
 
         return LogContent([], mlflow_log.records(config, reporter))
+    if settings.kind == "slurm":
+        from trainledger.experiments import slurm_log
+
+        return LogContent([], slurm_log.records(config, reporter))
     if not settings.uri:
         return None
     if settings.uri.startswith(("s3://", "gs://")):
