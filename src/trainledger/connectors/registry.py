@@ -7,7 +7,10 @@ unloaded otherwise. A kind's module follows :mod:`trainledger.connectors.contrac
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from types import ModuleType
+
+from trainledger.core import queries
 
 KINDS: dict[str, str] = {
     "aws-cur2": "trainledger.connectors.aws_cur2",
@@ -22,9 +25,16 @@ KINDS: dict[str, str] = {
 }
 
 
-def register(kind: str, module: str) -> None:
-    """Add a kind read by ``module`` (a plugin, or a test's toy source)."""
+def register(kind: str, module: str, query_dir: Path | None = None) -> None:
+    """Add a kind read by ``module`` (a plugin, or a test's toy source); ``query_dir`` holds its
+    ``ingest/normalize_<kind>.sql`` and ``ingest/validate_<kind>.sql`` when they are not in queries/."""
     KINDS[kind] = module
+    if query_dir is not None:
+        queries.add_directory(query_dir)
+
+
+def unregister(kind: str) -> None:
+    KINDS.pop(kind, None)
 
 
 def module(kind: str) -> ModuleType:
