@@ -46,7 +46,9 @@ def test_every_query_file_is_used_by_the_commands(
     write_focus(project.root / "bill.csv", [{"BilledCost": "1.00"}])
     (project.root / "experiments.jsonl").write_text("", encoding="utf-8")
     assert run("nightly").exit_code == 0
-    assert set(queries.names()) - used == set(OTHER_DAYS)
+    # What the day leaves unread is what other tests read (the shared AWS fake may hold resources by now).
+    assert set(queries.names()) - used <= set(OTHER_DAYS)
+    assert set(OTHER_DAYS) <= set(queries.names())
 
 
 # Queries this day does not reach, and the tests that do.
