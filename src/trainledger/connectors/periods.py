@@ -7,7 +7,7 @@ swap atomic. Currencies are never added: a period in several currencies records 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
@@ -34,7 +34,7 @@ def load_periods(
     con: Connection,
     source: str,
     deliveries: Iterable[Delivery],
-    stage: Any,
+    stage: Callable[[Delivery], Staged],
     reporter: Reporter,
     only: str | None = None,
 ) -> list[IngestResult]:
@@ -48,7 +48,7 @@ def load_periods(
         if delivery.period is not None and known_version(con, source, delivery.period) == delivery.version:
             results.append(_unchanged(source, delivery.period, delivery.version, reporter))
             continue
-        staged: Staged = stage(delivery)
+        staged = stage(delivery)
         periods = staged.periods if staged.periods is not None else staged_periods(con, staged)
         keep = delivery.period or only
         replaced = []

@@ -54,9 +54,8 @@ def columns(items: Iterable[Fragment]) -> Fragment:
 def render(name: str, /, **slots: Fragment) -> str:
     """``queries/<name>.sql`` with every ``{{slot}}`` filled; a missing or unknown slot is a bug."""
     lines = queries.load(name).splitlines()
-    body = [
-        i for i, line in enumerate(lines) if not line.lstrip().startswith("--")
-    ]  # the header names them too
+    # Only statement lines are filled: the header comment names the slots too.
+    body = [i for i, line in enumerate(lines) if not line.lstrip().startswith("--")]
     wanted = {slot for i in body for slot in _SLOT.findall(lines[i])}
     if wanted != set(slots):
         raise KeyError(f"query {name!r} has slots {sorted(wanted)}, was given {sorted(slots)}")
