@@ -15,10 +15,12 @@ from typing import Any
 
 from trainledger.attribution.categories import CATEGORIES
 from trainledger.attribution.labels import LabelScheme, canonical_value
-from trainledger.connectors import IngestResult, staging
+from trainledger.connectors import periods, sql
+from trainledger.connectors.contract import Delivery, Staged
+from trainledger.connectors.locations import LocalFiles, local_path, required_uri
 from trainledger.core import queries
 from trainledger.core.config import Config, SourceConfig
-from trainledger.core.errors import InputError, SourceError
+from trainledger.core.errors import InputError
 from trainledger.core.money import to_decimal
 from trainledger.core.reporter import Reporter
 from trainledger.warehouse.connection import Connection
@@ -39,6 +41,7 @@ FIELDS = (
     "reference",
 )
 REQUIRED = ("amount", "currency", "project", "category")
+Options = LocalFiles
 
 
 @dataclass
@@ -162,27 +165,34 @@ def parse_row(path: Path, line: int, record: dict[str, Any], scheme: LabelScheme
     )
 
 
-def ingest(
-    con: Connection, source: SourceConfig, config: Config, period: str | None, reporter: Reporter
-) -> list[IngestResult]:
-    if not source.uri:
-        raise SourceError(f"source {source.name!r}: `uri` is required for kind manual")
-    if "://" in source.uri:
-        raise SourceError(f"source {source.name!r}: kind manual reads a local CSV or JSON Lines file")
-    path = Path(config.resolve(source.uri))
-    if not path.is_file():
-        raise SourceError(f"source {source.name!r}: ledger {path} does not exist")
-    version = hashlib.sha256(path.read_bytes()).hexdigest()
+def deliveries(
+    source: SourceConfig, config: Config, period: str | None, reporter: Reporter
+) -> list[Delivery]:
+    """One delivery: the ledger file, versioned by its content, whose rows name their periods."""
+    uri = required_uri(source, source.options_as(LocalFiles).uri)
+    path = local_path(
+        source,
+        config,
+        uri,
+        remote="kind manual reads a local CSV or JSON Lines file",
+        what="ledger ",
+        file=True,
+    )
+    return [Delivery(None, hashlib.sha256(path.read_bytes()).hexdigest(), path)]
+
+
+def stage(
+    con: Connection, source: SourceConfig, config: Config, delivery: Delivery, reporter: Reporter
+) -> Staged:
+    """Parse and check every ledger row, then stage them; a period the ledger no longer has is restated
+    (and so refused as empty, keeping it as it was)."""
+    path: Path = delivery.ref
     scheme = LabelScheme(config.labels)
     rows = [parse_row(path, line, record, scheme) for line, record in _records(path)]
     reporter.step(f"{source.name}: {len(rows)} off-cloud charge(s) from {path.name}")
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE manual_rows (line BIGINT, start_at TIMESTAMP, end_at TIMESTAMP, "
-        "amount DECIMAL(38, 12), currency VARCHAR, tags VARCHAR, category VARCHAR, vendor VARCHAR, "
-        "description VARCHAR, reference VARCHAR)"
-    )
+    sql.run(con, "ingest/manual_rows")
     con.executemany(
-        "INSERT INTO manual_rows VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        queries.load("ingest/insert_manual_row"),
         [
             (
                 r.line,
@@ -199,33 +209,8 @@ def ingest(
             for r in rows
         ],
     )
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE staged_charges AS " + queries.load("ingest/normalize_manual"),
-        {"source": source.name, "file": str(path)},
-    )
-    periods = sorted({r.start.strftime("%Y-%m") for r in rows})
-    stale = [
-        p
-        for (p,) in con.execute(
-            "SELECT DISTINCT billing_period FROM charges WHERE source = $s", {"s": source.name}
-        ).fetchall()
-        if p not in periods
-    ]
-    results = []
-    for billing_period in periods + stale:
-        if period is not None and billing_period != period:
-            continue
-        if staging.known_version(con, source.name, billing_period) == version:
-            results.append(IngestResult(source.name, billing_period, 0, skipped=True, version=version))
-            continue
-        results.append(
-            staging.replace_period(
-                con,
-                source=source.name,
-                period=billing_period,
-                staged="staged_charges",
-                version=version,
-                files=[str(path)],
-            )
-        )
-    return results
+    periods.stage_table(con, "ingest/normalize_manual", {"source": source.name, "file": str(path)})
+    found = sorted({r.start.strftime("%Y-%m") for r in rows})
+    held = sql.run(con, "ingest/source_periods", {"source": source.name}).fetchall()
+    stale = [p for (p,) in held if p not in found]
+    return Staged([str(path)], periods=found + stale)

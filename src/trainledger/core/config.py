@@ -12,26 +12,25 @@ import re
 import tomllib
 from decimal import Decimal
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    SerializeAsAny,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
+from trainledger.connectors import registry
 from trainledger.core.errors import ConfigError
 
 DEFAULT_CONFIG = "trainledger.toml"
 DEFAULT_WAREHOUSE = ".trainledger/ledger.duckdb"
-
-SOURCE_KINDS = (
-    "aws-cur2",
-    "aws-cur",
-    "aws-focus",
-    "aws-tags",
-    "gcp-billing",
-    "gcp-catalog",
-    "gcp-labels",
-    "focus",
-    "manual",
-)
 
 
 def _as_list(value: Any) -> Any:
@@ -54,33 +53,61 @@ class WarehouseConfig(Strict):
     threads: int | None = Field(default=None, ge=1)  # DuckDB's default: one per core
 
 
+class SourceOptions(Strict):
+    """The keys of one source kind beside ``name``, ``kind`` and ``enabled``: each kind's module declares
+    its own ``Options`` (connectors/contract.py), so a key another kind takes is an error naming the kind."""
+
+
+OptionsT = TypeVar("OptionsT", bound=SourceOptions)
+_COMMON = ("name", "kind", "enabled")
+
+
 class SourceConfig(Strict):
-    """One ``[[sources]]`` entry; which optional keys apply depends on ``kind``."""
+    """One ``[[sources]]`` entry: its kind is one of the registry's, its other keys are that kind's."""
 
     name: str
-    kind: Literal[
-        "aws-cur2",
-        "aws-cur",
-        "aws-focus",
-        "aws-tags",
-        "gcp-billing",
-        "gcp-catalog",
-        "gcp-labels",
-        "focus",
-        "manual",
-    ]
-    uri: str | None = None
-    profile: str | None = None
-    role_arn: str | None = None
-    region: str | None = None
-    regions: list[str] = Field(default_factory=list)
-    endpoint_url: str | None = None
-    table: str | None = None
-    project: str | None = None
-    api_endpoint: str | None = None
-    cache_dir: str | None = None
-    overlap_days: int = 3
+    kind: str
     enabled: bool = True
+    options: SerializeAsAny[SourceOptions] = Field(default_factory=SourceOptions)
+
+    @field_validator("kind")
+    @classmethod
+    def _known_kind(cls, value: str) -> str:
+        if value not in registry.KINDS:
+            expected = ", ".join(repr(k) for k in registry.KINDS)
+            raise PydanticCustomError("literal_error", "Input should be {expected}", {"expected": expected})
+        return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _kind_options(cls, data: Any) -> Any:
+        """Validate every key but the common ones with the kind's own ``Options``."""
+        if not isinstance(data, dict) or "options" in data or data.get("kind") not in registry.KINDS:
+            return data
+        kind = data["kind"]
+        model: type[SourceOptions] = registry.module(kind).Options
+        given = {k: v for k, v in data.items() if k not in _COMMON}
+        try:
+            options = model.model_validate(given)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            context = {
+                "option": ".".join(str(p) for p in err["loc"]),
+                "kind": kind,
+                "keys": ", ".join(model.model_fields),
+            }
+            raise PydanticCustomError(
+                err["type"], err["msg"].replace("{", "{{").replace("}", "}}"), context
+            ) from None
+        return {**{k: v for k, v in data.items() if k in _COMMON}, "options": options}
+
+    def options_as(self, model: type[OptionsT]) -> OptionsT:
+        """The options typed as the kind's model (a connector asks for the model it declared)."""
+        if not isinstance(self.options, model):
+            raise TypeError(
+                f"source {self.name!r}: options are {type(self.options).__name__}, not {model.__name__}"
+            )
+        return self.options
 
 
 DEFAULT_ALIASES = {
@@ -331,8 +358,12 @@ def parse(text: str, origin: str, base_dir: Path) -> Config:
     except ValidationError as exc:
         err = exc.errors()[0]
         where = _location(tuple(err["loc"]), data)
+        context = err.get("ctx") or {}
+        if "option" in context:  # a key of one source kind's options
+            where = f"{where}.{context['option']}"
         if err["type"] == "extra_forbidden":
-            raise ConfigError(f"{origin}: unknown key {where!r}") from None
+            kind = f" for kind {context['kind']} (its keys: {context['keys']})" if "kind" in context else ""
+            raise ConfigError(f"{origin}: unknown key {where!r}{kind}") from None
         if err["type"] == "literal_error":
             expected = err.get("ctx", {}).get("expected", "")
             raise ConfigError(f"{origin}: {where} = {err['input']!r} is not one of {expected}") from None
@@ -385,7 +416,7 @@ def _env_seconds(name: str) -> float | None:
     return value
 
 
-STARTER = """\
+_STARTER = """\
 # trainledger configuration. Relative paths are relative to this file.
 # Reference: README.md, section "Configuration".
 
@@ -395,7 +426,7 @@ path = ".trainledger/ledger.duckdb"
 # memory_limit = "1GB"          # DuckDB's working memory; bigger bills spill to disk beyond it
 
 # One [[sources]] entry per bill or inventory. kind is one of:
-# aws-cur2, aws-cur, aws-focus, aws-tags, gcp-billing, gcp-catalog, gcp-labels, focus, manual.
+# {kinds}.
 [[sources]]
 name = "aws-cur2"
 kind = "aws-cur2"
@@ -443,3 +474,7 @@ shared = "separate"             # or "proportional"
 # instance_prices = { "p5.48xlarge" = "55.04" }
 # instance_gpus = { "p5.48xlarge" = 8 }
 """
+
+
+# What `trainledger init` writes; the kinds come from the registry.
+STARTER = _STARTER.replace("{kinds}", ", ".join(registry.KINDS))

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
-    from trainledger.core.config import Config
+    from trainledger.core.config import Config, SourceConfig
 
 MASK = "***"
 # Environment variables whose values are credentials (the AWS SDK's and Google's standard names).
@@ -56,7 +56,7 @@ def config_secrets(config: Config) -> list[str]:
     """Configured values that carry credentials: the webhook URL whole, user info of endpoint URLs."""
     found = url_secrets(config.alerts.webhook_url)
     for source in config.sources:
-        for url in (source.endpoint_url, source.api_endpoint, source.uri):
+        for url in (_option(source, "endpoint_url"), _option(source, "api_endpoint"), _option(source, "uri")):
             parts = urlsplit(url or "")
             if parts.password:
                 found.append(parts.password)
@@ -66,7 +66,13 @@ def config_secrets(config: Config) -> list[str]:
 def stored_secrets(config: Config) -> list[str]:
     """What stored records (the run ledger) mask besides credentials: role ARNs, which name the access
     path into the payer account. The terminal still shows them to the person fixing a failed run."""
-    return config_secrets(config) + [s.role_arn for s in config.sources if s.role_arn]
+    return config_secrets(config) + [arn for s in config.sources if (arn := _option(s, "role_arn"))]
+
+
+def _option(source: SourceConfig, key: str) -> str | None:
+    """A source's option by name, None when its kind has no such key."""
+    value = getattr(source.options, key, None)
+    return value if isinstance(value, str) else None
 
 
 def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
