@@ -209,3 +209,14 @@ def test_an_id_logged_but_not_loaded_says_run_nightly(run, project: Project, dem
         "trainledger: error: experiment 'exp-sft-412' is not in the experiment log nor in any allocation; "
         "closest known: exp-sft-0412"
     )
+
+
+def test_report_period_keeps_one_billing_period(run, project: Project) -> None:
+    assert run("nightly").exit_code == 0
+    november = json.loads(run("report", "--by", "project", "--period", "2026-11", "--format", "json").stdout)
+    # The demo's CUR month plus its off-cloud ledger, all invoiced in 2026-11.
+    assert sum(Decimal(r["billed_cost"]) for r in november) == Decimal("73877.57311856")
+    assert json.loads(run("report", "--period", "2026-10", "--format", "json").stdout) == []
+    bad = run("report", "--period", "2026-13")
+    assert bad.exit_code == 1
+    assert "expected YYYY-MM, got '2026-13'" in bad.stderr
