@@ -31,6 +31,7 @@ demo: $(STAMP)
 	$(BIN)/python fixtures/generate.py --out $(DEMO)
 	cp fixtures/demo.toml $(DEMO)/trainledger.toml
 	cp fixtures/offcloud-ledger.csv $(DEMO)/offcloud-ledger.csv
+	cp fixtures/plan.json $(DEMO)/plan.json
 	@# nightly exits 2 when a budget threshold is crossed (the demo's is): that is a result, not a failure.
 	cd $(DEMO) && ../../$(BIN)/trainledger nightly || test $$? -eq 2
 	cd $(DEMO) && ../../$(BIN)/trainledger labels

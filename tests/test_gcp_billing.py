@@ -436,7 +436,8 @@ def test_cli_ingest_reports_new_rows_then_unchanged(run, project: Project, expor
     assert first.exit_code == 0, first.stderr
     assert (
         first.stdout
-        == "gcp\t2026-11\t399 rows, billed 14691.21 USD\ngcp\t2026-12\t1 rows, billed 3.090533 USD\n"
+        # 14,691.21 and 3.090533 USD (cost + credits), shown to the cent as `report` shows money
+        == "gcp\t2026-11\t399 rows, billed 14,691.21 USD\ngcp\t2026-12\t1 rows, billed 3.09 USD\n"
     )
     second = run("ingest")
     assert second.stdout == "gcp\t2026-11\tunchanged\ngcp\t2026-12\tunchanged\n"

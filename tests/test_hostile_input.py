@@ -142,7 +142,7 @@ GCP_EXPECTED = "expected the export's rows as parquet or JSON Lines (.parquet, .
 
 def _charges_equal_last_nights(inputs: Inputs, result: Result) -> None:
     """Times without a zone are UTC: the month re-read gives the very same charges."""
-    assert "2269 rows, billed 67353.05311856 USD" in result.stdout
+    assert "2269 rows, billed 67,353.05 USD" in result.stdout  # 67,353.05311856 to the cent
     cols = "source, source_row, charge_period_start, charge_period_end, billing_period_start, billed_cost"
     assert inputs.query(f"SELECT {cols} FROM charges ORDER BY 1, 2") == inputs.saved
 

@@ -42,6 +42,7 @@ def test_every_query_file_is_used_by_the_commands(
         ("reconcile", "exp-sft-0412"),
         ("estimate", "exp-rl-0421"),
         ("budgets",),
+        ("experiments",),
         ("export", "--period", "2026-11", "--out", "nov.csv"),
         ("export", "--period", "2026-11", "--format", "focus", "--out", "nov-focus.csv"),
         ("report", "--by", "waste,project"),

@@ -19,6 +19,7 @@ import click
 
 from trainledger import runlog
 from trainledger.cli.context import Context
+from trainledger.cli.options import examples
 from trainledger.core.errors import ConfigError, InputError
 
 LOG = click.option(
@@ -56,9 +57,9 @@ def _destination(obj: Context, log_uri: str | None) -> str:
         return log_uri
     if os.environ.get("TRAINLEDGER_LOG"):
         return os.environ["TRAINLEDGER_LOG"]
-    settings = obj.config.experiments
+    settings = obj.config_or_defaults.experiments
     if settings.kind == "jsonl" and settings.uri:
-        return obj.config.resolve(settings.uri)
+        return obj.config_or_defaults.resolve(settings.uri)
     raise ConfigError(
         "no experiment log to write to: give --log, set TRAINLEDGER_LOG, or set [experiments] uri "
         "in trainledger.toml"
@@ -137,12 +138,25 @@ def _report(
         obj.reporter.step(f"recorded the {what} of {run.experiment_id} at {run.written[-1]}")
 
 
-@click.group(name="log")
+@click.group(
+    name="log",
+    epilog=examples(
+        "trainledger log start exp-0412 --project qwen-coder --method sft --phase train --gpus 8",
+        "trainledger log phase exp-0412 eval",
+        "trainledger log end exp-0412 --status succeeded",
+    ),
+)
 def log_group() -> None:
     """Record a run from inside a training job (start, phase changes, end)."""
 
 
-@log_group.command(name="start")
+@log_group.command(
+    name="start",
+    epilog=examples(
+        "trainledger log start exp-0412 --project qwen-coder --method sft --phase train --gpus 8",
+        "trainledger log start exp-0412 --method rl --param model_params_b=7 --log s3://ml-logs/trainledger/",
+    ),
+)
 @click.argument("experiment_id")
 @click.option("--project", default=None, help="Project, as in the cost labels.")
 @click.option("--method", default=None, help="sft, rl, opd, ...")
@@ -206,7 +220,12 @@ def start_command(
     _report(obj, caught, run, "start")
 
 
-@log_group.command(name="phase")
+@log_group.command(
+    name="phase",
+    epilog=examples(
+        "trainledger log phase exp-0412 eval", "trainledger log phase exp-0412 rollout --gpus 16"
+    ),
+)
 @click.argument("experiment_id")
 @click.argument("phase_name", metavar="PHASE")
 @RESOURCE_ID
@@ -241,7 +260,13 @@ def phase_command(
     _report(obj, caught, run, f"phase {phase_name}")
 
 
-@log_group.command(name="end")
+@log_group.command(
+    name="end",
+    epilog=examples(
+        "trainledger log end exp-0412 --status succeeded",
+        "trainledger log end exp-0412 --status failed --metrics-file metrics.json",
+    ),
+)
 @click.argument("experiment_id")
 @click.option(
     "--status",

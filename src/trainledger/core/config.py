@@ -387,7 +387,11 @@ def load(
             raise ConfigError(f"{config_path}: cannot read config: {exc.strerror}") from None
         config = parse(text, str(config_path), config_path.resolve().parent)
     elif explicit or required:
-        raise ConfigError(f"{config_path}: config file not found (create one with `trainledger init`)")
+        named = "named by --config or $TRAINLEDGER_CONFIG" if explicit else "in the current folder"
+        raise ConfigError(
+            f"no config file: looked for {config_path.resolve()} ({named}); "
+            "run `trainledger init` to write one"
+        )
     else:
         config = Config()
     override = warehouse or os.environ.get("TRAINLEDGER_WAREHOUSE")
@@ -414,67 +418,3 @@ def _env_seconds(name: str) -> float | None:
     if not value >= 0:  # also refuses nan
         raise ConfigError(f"environment {name}: expected seconds (a number >= 0), got {text!r}")
     return value
-
-
-_STARTER = """\
-# trainledger configuration. Relative paths are relative to this file.
-# Reference: README.md, section "Configuration".
-
-[warehouse]
-path = ".trainledger/ledger.duckdb"
-# lock_timeout_s = 30           # how long a run waits for another to release the warehouse
-# memory_limit = "1GB"          # DuckDB's working memory; bigger bills spill to disk beyond it
-
-# One [[sources]] entry per bill or inventory. kind is one of:
-# {kinds}.
-[[sources]]
-name = "aws-cur2"
-kind = "aws-cur2"
-uri = "s3://my-billing-bucket/cur/ml-cur2"   # or a local folder in the Data Exports layout
-# profile = "payer"
-# role_arn = "arn:aws:iam::111122223333:role/trainledger-read"
-# region = "us-east-1"
-
-[experiments]
-uri = "experiments.jsonl"        # JSON Lines file, folder, s3:// or gs:// prefix
-
-[labels]
-project = "project"
-phase = "phase"
-method = "method"
-experiment = "experiment"
-composite = "cost-label"        # cost-label = <project>-<phase>-<method>
-phases = ["data", "train", "rollout", "eval"]
-methods = ["sft", "rl", "opd"]
-
-[labels.aliases]
-training = "train"
-grpo = "rl"
-
-[allocation]
-shared = "separate"             # or "proportional"
-
-# [exports]
-# dir = "exports"
-
-# [[budgets]]
-# name = "qwen-coder-monthly"
-# project = "qwen-coder"
-# period = "monthly"
-# amount = "1000.00"
-# currency = "USD"
-# thresholds = [0.8, 1.0]
-
-# Estimator overrides (SPEC §6); each value used is printed with the estimate, with its source.
-# [estimator]
-# mfu = { train = 0.40, prefill = 0.50, decode = 0.10 }
-# decode_tokens_per_s_per_gpu = 2500
-# gpu_peak_tflops = { H100 = 989 }
-# price_per_gpu_hour = { H100 = "6.88" }
-# instance_prices = { "p5.48xlarge" = "55.04" }
-# instance_gpus = { "p5.48xlarge" = 8 }
-"""
-
-
-# What `trainledger init` writes; the kinds come from the registry.
-STARTER = _STARTER.replace("{kinds}", ", ".join(registry.KINDS))

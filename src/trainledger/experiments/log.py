@@ -185,6 +185,10 @@ def read_log(config: Config, reporter: Reporter) -> LogContent | None:
     if "://" in settings.uri:
         raise SourceError(f"experiment log {settings.uri}: expected a local path, an s3:// or a gs:// prefix")
     root = config.resolve(settings.uri)
+    if not Path(root).exists():
+        # A new project has logged nothing yet: no experiments, said once per run, not an error.
+        reporter.warn(f"experiment log {root} does not exist yet: no experiments")
+        return LogContent([], root=root)
     return LogContent(_file_texts(Path(root)), root=root)
 
 

@@ -18,12 +18,14 @@ import urllib.error
 import urllib.request
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from trainledger.core.config import Config
 from trainledger.core.money import fmt
 from trainledger.core.reporter import Reporter
+from trainledger.reports.budgets import write_alerts
 from trainledger.warehouse.connection import Connection, run
 
 URL_ENV = "TRAINLEDGER_ALERTS_WEBHOOK_URL"
@@ -124,3 +126,13 @@ def deliver(con: Connection, config: Config, alerts: list[dict[str, Any]], repor
     if delivered:
         reporter.step(f"posted {delivered} budget alert(s) to the webhook")
     return delivered
+
+
+def publish(
+    con: Connection, config: Config, found: list[dict[str, Any]], path: Path | None, reporter: Reporter
+) -> None:
+    """The one place alerts leave: the alerts file (when there is one; ``[]`` when nothing is crossed)
+    is written first, then each alert not yet delivered is posted to the webhook."""
+    if path is not None:
+        write_alerts(path, found)
+    deliver(con, config, found, reporter)

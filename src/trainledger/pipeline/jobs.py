@@ -34,6 +34,7 @@ class RunSummary:
     attribution: allocations.AttributionResult | None = None
     exports: list[Path] = field(default_factory=list)
     alerts: list[dict[str, object]] = field(default_factory=list)
+    alerts_file: Path | None = None
     # BilledCost per currency of each ingested (source, period); never summed across currencies.
     billed: dict[tuple[str, str | None], dict[str, Decimal]] = field(default_factory=dict)
     # Allocated BilledCost and EffectiveCost per currency.
@@ -182,8 +183,9 @@ def attribute(config: Config, reporter: Reporter, period: str | None = None) -> 
     return summary
 
 
-def nightly(config: Config, reporter: Reporter) -> RunSummary:
-    """Ingest every source, reload the log, re-attribute, all in one transaction; then exports and budgets.
+def nightly(config: Config, reporter: Reporter, alerts_out: str | None = None) -> RunSummary:
+    """Ingest every source, reload the log, re-attribute, all in one transaction; then exports and budgets,
+    whose alerts go to ``alerts_out`` (else ``<[exports] dir>/alerts.json``) and the webhook.
 
     A step whose inputs did not change since its last complete run is skipped (the experiment log's
     reload, attribution, an export whose file is as written), so a night without new data costs little.
@@ -207,7 +209,8 @@ def nightly(config: Config, reporter: Reporter) -> RunSummary:
             if exported and all(kept for _, kept in exported):
                 _unchanged(run, "exports")
         summary.alerts = budgets.check(con, config, reporter)
-        alerts.deliver(con, config, summary.alerts, reporter)
+        summary.alerts_file = budgets.alerts_path(config, alerts_out)
+        alerts.publish(con, config, summary.alerts, summary.alerts_file, reporter)
         run.detail["alerts"] = len(summary.alerts)
         run_ledger.write(con, run, "ok")
     return summary

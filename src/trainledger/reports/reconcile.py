@@ -13,7 +13,6 @@ import polars as pl
 from trainledger.attribution import waste
 from trainledger.attribution.labels import canonical_value
 from trainledger.core.config import PHASE_ORDER
-from trainledger.core.errors import NotFound
 from trainledger.core.money import fmt
 from trainledger.reports import realize
 from trainledger.warehouse.connection import Connection, run
@@ -111,10 +110,7 @@ def _iso(value: datetime | None) -> str | None:
 def reconcile(con: Connection, experiment_id: str) -> Reconciliation:
     key = canonical_value(experiment_id)
     row = run(con, "report/reconcile_experiment", {"id": key}).fetchone()
-    if row is None:
-        realized_any = run(con, "report/reconcile_allocations", {"id": key}).fetchone()
-        if not realized_any or not realized_any[0]:
-            raise NotFound(f"experiment {experiment_id!r} is not in the experiment log nor in any allocation")
+    if row is None:  # known from a tag only (callers check the id first: reports/experiments.require)
         row = (key, None, None, None, None, None, "{}", "{}")
     exp_id, project, method, status, started, ended, estimate_json, metrics_json = row
     estimate = json.loads(estimate_json or "{}")
