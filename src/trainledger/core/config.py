@@ -188,6 +188,17 @@ class BudgetConfig(Strict):
 class ExportsConfig(Strict):
     dir: str | None = None
     format: Literal["csv", "focus"] = "csv"
+    # The static dashboard's folder (`trainledger site`), written by nightly after the exports.
+    site: str | None = None
+
+    @field_validator("site")
+    @classmethod
+    def _local_site(cls, value: str | None) -> str | None:
+        if value is not None and "://" in value:
+            raise ValueError(
+                "expected a local folder; publish it afterwards (e.g. `aws s3 sync SITE s3://bucket/`)"
+            )
+        return value
 
 
 class AlertsConfig(Strict):
@@ -376,6 +387,7 @@ shared = "separate"             # or "proportional"
 
 # [exports]
 # dir = "exports"
+# site = "site"                 # static dashboard folder, rewritten by nightly
 
 # [[budgets]]
 # name = "qwen-coder-monthly"
