@@ -58,13 +58,17 @@ def figure(
     stacked: bool = False,
     shapes: Sequence[dict[str, Any]] = (),
     horizontal: bool = False,
+    categories: Sequence[str] = (),
 ) -> str:
-    """The HTML of one chart: a captioned figure holding its Plotly spec."""
+    """The HTML of one chart: a captioned figure holding its Plotly spec; ``categories`` fixes the order
+    of the labels (else the order the traces first name them)."""
     value_axis = {"title": {"text": y_title}, "tickformat": ",.2~f", "zeroline": True, "automargin": True}
     # Categories read top to bottom on a horizontal chart, as in the table beside it.
     label_axis = {"title": {"text": x_title}, "automargin": True, "type": "category"}
     if horizontal:
         label_axis["autorange"] = "reversed"
+    if categories:
+        label_axis.update(categoryorder="array", categoryarray=list(categories))
     layout: dict[str, Any] = {
         "barmode": "stack" if stacked else "group",
         "margin": {"l": 10, "r": 10, "t": 10, "b": 10},

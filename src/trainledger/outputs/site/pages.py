@@ -281,6 +281,7 @@ def waste_page(w: WastePage) -> str:
                 f"{currency} per week, EffectiveCost",
                 "week (UTC, Monday)",
                 stacked=True,
+                categories=sorted({r["week"] for r in w.by_week}),
             )
         )
     parts.append(
