@@ -124,7 +124,7 @@ class Browser:
     def open(self, url: str, width: int, height: int = 900) -> Tab:
         target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
         session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        tab = Tab(self, session, width, height)
+        tab = Tab(self, target, session, width, height)
         for domain in ("Page", "Runtime", "Log"):
             self.send(f"{domain}.enable", session=session)
         tab.resize(height)
@@ -134,8 +134,9 @@ class Browser:
 
 
 class Tab:
-    def __init__(self, browser: Browser, session: str, width: int, height: int) -> None:
+    def __init__(self, browser: Browser, target: str, session: str, width: int, height: int) -> None:
         self.browser = browser
+        self.target = target
         self.session = session
         self.width = width
         self.height = height
@@ -188,10 +189,4 @@ class Tab:
         self.resize(self.height)
 
     def close(self) -> None:
-        self.browser.send("Target.closeTarget", {"targetId": self._target()})
-
-    def _target(self) -> str:
-        for info in self.browser.send("Target.getTargets")["targetInfos"]:
-            if info.get("attached") and info["type"] == "page":
-                return str(info["targetId"])
-        raise BrowserError("tab not found")
+        self.browser.send("Target.closeTarget", {"targetId": self.target})

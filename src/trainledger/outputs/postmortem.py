@@ -231,7 +231,8 @@ def chart(r: Reconciliation) -> str:
         return left + float(value / axis_max) * width
 
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="760" height="{height}" role="img" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="760" height="{height}" viewBox="0 0 760 {height}" '
+        'role="img" '
         f'aria-label="estimated vs realized cost per phase, {esc(r.currency)}" class="chart">',
         '<rect x="110" y="6" width="14" height="12" class="est"/><text x="130" y="16">estimated</text>',
         '<rect x="220" y="6" width="14" height="12" class="real"/><text x="240" y="16">realized</text>',
@@ -289,6 +290,7 @@ tr.total td{font-weight:650;border-top:2px solid #9aa5b5}
 .chart .tick{text-anchor:middle;fill:#5b6577;font-size:11px}.chart .grid{stroke:#e3e7ee}
 .chart .est{fill:#b8c7e0}.chart .real{fill:#2f5d9e}.chart .over{fill:#c2410c}.chart .none{fill:#8a94a6}
 .small{color:#5b6577;font-size:.85rem}
+.scroll{overflow-x:auto}svg.chart{max-width:100%;height:auto}
 ul.missing li{color:#8a4b00}
 """
 
@@ -309,7 +311,7 @@ def _html_table(
             for i, c in enumerate(row)
         )
         body.append(f"<tr{cls}>{cells}</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
 
 
 def html(r: Reconciliation) -> str:
