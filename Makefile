@@ -29,6 +29,8 @@ demo: $(STAMP)
 	cd $(DEMO) && ../../$(BIN)/trainledger reconcile exp-opd-0425
 	cd $(DEMO) && ../../$(BIN)/trainledger reconcile exp-rl-0421
 	cd $(DEMO) && ../../$(BIN)/trainledger report --by waste,project
+	@# The static dashboard; the last line is the path of its index page.
+	cd $(DEMO) && ../../$(BIN)/trainledger site --out site
 
 # A documented manual check, not part of `make test` (CI has no browser): render the demo's HTML
 # post-mortem in headless Chromium (Debian package `chromium`) and look at the screenshot.

@@ -38,6 +38,7 @@ def test_every_query_file_is_used_by_the_commands(
         ("export", "--period", "2026-11", "--format", "focus", "--out", "nov-focus.csv"),
         ("report", "--by", "waste,project"),
         ("report", "--by", "project,commitment", "--shape"),
+        ("site", "--out", "site"),
     ]
     for args in commands:
         result = run(*args)
