@@ -39,6 +39,8 @@ demo: $(STAMP)
 	cd $(DEMO) && ../../$(BIN)/trainledger reconcile exp-opd-0425
 	cd $(DEMO) && ../../$(BIN)/trainledger reconcile exp-rl-0421
 	cd $(DEMO) && ../../$(BIN)/trainledger report --by waste,project
+	@# The static dashboard; the last line is the path of its index page.
+	cd $(DEMO) && ../../$(BIN)/trainledger site --out site
 
 # A documented manual check, not part of `make test` (CI has no browser): render the demo's HTML
 # post-mortems (an over-run with metrics, a failed run) in headless Chromium (Debian package `chromium`)

@@ -49,6 +49,7 @@ def test_every_query_file_is_used_by_the_commands(
         ("report", "--by", "project,commitment", "--shape"),
         ("report", "--by", "method", "--with-metrics"),
         ("runs",),
+        ("site", "--out", "site"),
     ]
     with http_server(webhook()) as hook:
         alerts = f'[alerts]\nwebhook_url = "{hook.url}/hook"\n'

@@ -114,7 +114,7 @@ def _leaves(command: click.Command) -> list[click.Command]:
 
 def _register() -> None:
     """Add every command, each accepting the global options after its name too."""
-    from trainledger.cli import batch, estimates, job_log, reports, runs
+    from trainledger.cli import batch, estimates, job_log, reports, runs, site
 
     for command in (
         batch.init,
@@ -130,6 +130,7 @@ def _register() -> None:
         estimates.estimate,
         job_log.log_group,
         runs.runs,
+        site.site,
     ):
         cli.add_command(command)
         for leaf in _leaves(command):

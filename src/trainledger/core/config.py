@@ -265,6 +265,18 @@ class ExportsConfig(Strict):
         """The formats nightly writes, each once, in the order given."""
         return list(dict.fromkeys(self.format))
 
+    # The static dashboard's folder (`trainledger site`), written by nightly after the exports.
+    site: str | None = None
+
+    @field_validator("site")
+    @classmethod
+    def _local_site(cls, value: str | None) -> str | None:
+        if value is not None and "://" in value:
+            raise ValueError(
+                "expected a local folder; publish it afterwards (e.g. `aws s3 sync SITE s3://bucket/`)"
+            )
+        return value
+
 
 class AlertsConfig(Strict):
     webhook_url: str | None = None

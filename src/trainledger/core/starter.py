@@ -120,6 +120,7 @@ shared = "separate"             # or "proportional"
 
 [exports]
 dir = "exports"                 # nightly writes each period's finance CSV and alerts.json here
+# site = "site"                 # the static dashboard folder, rewritten by nightly after the exports
 
 # [[budgets]]
 # name = "qwen-coder-monthly"

@@ -208,6 +208,12 @@ def nightly(config: Config, reporter: Reporter, alerts_out: str | None = None) -
             run.detail["exports"] = [str(p) for p in summary.exports]
             if exported and all(kept for _, kept in exported):
                 _unchanged(run, "exports")
+        if config.exports.site:
+            from trainledger.outputs import site
+
+            folder = Path(config.resolve(config.exports.site))
+            site.publish.remove_stale(folder)  # a killed run's; this run holds the write lock
+            run.detail["site"] = str(site.write_site(con, config, folder, reporter))
         summary.alerts = budgets.check(con, config, reporter)
         summary.alerts_file = budgets.alerts_path(config, alerts_out)
         alerts.publish(con, config, summary.alerts, summary.alerts_file, reporter)
