@@ -7,10 +7,17 @@ from pathlib import Path
 import click
 
 from trainledger.cli.context import Context
+from trainledger.cli.options import examples
 from trainledger.warehouse.connection import open_warehouse
 
 
-@click.command()
+@click.command(
+    epilog=examples(
+        "trainledger site --out site",
+        "trainledger site --out /srv/www/costs --all-experiments",
+        "trainledger site --out site --experiments 20",
+    )
+)
 @click.option(
     "--out",
     type=click.Path(file_okay=False),
