@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 from trainledger.core.config import Config
 from trainledger.core.money import fmt
+from trainledger.core.redaction import config_secrets, redact
 from trainledger.core.reporter import Reporter
 from trainledger.warehouse.connection import Connection
 
@@ -115,7 +116,8 @@ def deliver(con: Connection, config: Config, alerts: list[dict[str, Any]], repor
         ).fetchone()
         if seen:
             continue
-        problem = post(url, payload(alert), config.alerts.timeout_s, max(config.alerts.retries, 0))
+        body = redact(payload(alert).decode("utf-8"), config_secrets(config)).encode("utf-8")
+        problem = post(url, body, config.alerts.timeout_s, max(config.alerts.retries, 0))
         if problem:
             reporter.warn(
                 f"budget alert {key['budget']} {key['period']} at {key['threshold']} not delivered: {problem}; "
