@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import json
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -16,7 +17,7 @@ from typing import Any
 from trainledger.attribution.categories import CATEGORIES
 from trainledger.attribution.labels import LabelScheme, canonical_value
 from trainledger.connectors import IngestResult, staging
-from trainledger.core import queries
+from trainledger.core import json_lines, queries
 from trainledger.core.config import Config, SourceConfig
 from trainledger.core.errors import InputError, SourceError
 from trainledger.core.money import to_decimal
@@ -62,18 +63,13 @@ def _records(path: Path) -> list[tuple[int, dict[str, Any]]]:
         raise InputError(f"{path}: file is empty; expected a ledger with fields {', '.join(REQUIRED)}, ...")
     if path.suffix in (".jsonl", ".ndjson", ".json"):
         out = []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line, parse_float=Decimal)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
+        for number, line in json_lines.lines(text):
+            record = json_lines.parse(line, f"{path}:{number}", "a ledger row")
             if not isinstance(record, dict):
                 raise InputError(f"{path}:{number}: expected a JSON object per line")
             out.append((number, record))
         return out
-    reader = csv.DictReader(text.splitlines())
+    reader = csv.DictReader(io.StringIO(text, newline=""))
     unknown = sorted(set(reader.fieldnames or []) - set(FIELDS))
     if unknown:
         raise InputError(
@@ -86,10 +82,13 @@ def _day(value: Any, where: str, field: str) -> datetime:
     text = str(value or "").strip()
     try:
         if len(text) == 10:
-            return datetime.combine(date.fromisoformat(text), datetime.min.time())
-        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+            parsed = datetime.combine(date.fromisoformat(text), datetime.min.time())
+        else:
+            parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         raise InputError(f"{where}, column {field}: expected a date YYYY-MM-DD, got {text!r}") from None
+    if not 1990 <= parsed.year <= 2100:
+        raise InputError(f"{where}, column {field}: expected a date in the years 1990 to 2100, got {text!r}")
     return parsed.astimezone(UTC).replace(tzinfo=None) if parsed.tzinfo else parsed
 
 

@@ -18,7 +18,6 @@ mlflow (the ``mlflow`` extra) is imported only here, inside functions.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from datetime import UTC, datetime
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from trainledger.core import json_lines
 from trainledger.core.config import Config
 from trainledger.core.errors import ConfigError, InputError, SourceError
 from trainledger.core.reporter import Reporter
@@ -147,17 +147,17 @@ def _iso(millis: int | None) -> str | None:
 
 
 def _json(text: str, where: str, what: str) -> Any:
-    try:
-        return json.loads(text, parse_float=Decimal)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{where}: tag {what}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+    value = json_lines.parse(text, f"{where}: tag {what}", f"tag {what} as JSON")
+    json_lines.check_numbers(value, f"{where}: tag {what}")
+    return value
 
 
 def _param(text: str) -> Any:
     """A param as the estimator wants it: numbers and JSON objects parsed, anything else kept as text."""
     try:
-        value = json.loads(text, parse_float=Decimal, parse_constant=lambda name: text)
-    except json.JSONDecodeError:
+        value = json_lines.parse(text, "param")
+        json_lines.check_numbers(value, "param")
+    except InputError:
         return text
     return value
 
