@@ -8,7 +8,7 @@ a kill leaves the warehouse as it was. Exports and the budget check of `nightly`
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -21,7 +21,7 @@ from trainledger.core.money import fmt
 from trainledger.core.redaction import stored_secrets
 from trainledger.core.reporter import Reporter
 from trainledger.experiments import loader
-from trainledger.experiments.log import read_log
+from trainledger.experiments.log import LogContent, read_log
 from trainledger.warehouse import run_ledger, step_state
 from trainledger.warehouse.connection import Connection, open_warehouse, transaction
 from trainledger.warehouse.run_ledger import BatchRun
@@ -78,12 +78,31 @@ def _ingest(
     run.detail["sources"] = entries
 
 
+LogReading = Callable[[], LogContent | None]
+
+
+def _read_ahead(config: Config, reporter: Reporter) -> LogReading:
+    """Read the experiment log (a bucket, an MLflow server) before the write lock is taken, so a slow or
+    dead server never holds the warehouse; a failure is raised later, inside the run, so that the run
+    ledger records it like any other."""
+    try:
+        log = read_log(config, reporter)
+    except Exception as exc:
+        failure = exc
+
+        def failed() -> LogContent | None:
+            raise failure
+
+        return failed
+    return lambda: log
+
+
 def _load_experiments(
-    con: Connection, config: Config, reporter: Reporter, run: BatchRun, summary: RunSummary
+    con: Connection, config: Config, reporter: Reporter, run: BatchRun, summary: RunSummary, read: LogReading
 ) -> str:
-    """Reload the experiment log, unless it and what its tables depend on are unchanged since the last
-    load; returns the fingerprint of those inputs."""
-    log = read_log(config, reporter)
+    """Reload the experiment log as ``read`` ahead of the lock, unless it and what its tables depend on
+    are unchanged since the last load; returns the fingerprint of those inputs."""
+    log = read()
     fingerprint = step_state.experiments_fingerprint(con, config, log.digest() if log else None)
     state = step_state.unchanged(con, "experiments", fingerprint)
     if state is not None:
@@ -165,9 +184,10 @@ def ingest(
 ) -> RunSummary:
     run = BatchRun("ingest", {"source": source, "period": period}, secrets=stored_secrets(config))
     summary = RunSummary()
+    read = _read_ahead(config, reporter)
     with _writing(config, run, reporter) as con, transaction(con):
         _ingest(con, config, reporter, run, summary, source, period)
-        _load_experiments(con, config, reporter, run, summary)
+        _load_experiments(con, config, reporter, run, summary, read)
         run_ledger.write(con, run, "ok")
     return summary
 
@@ -175,8 +195,9 @@ def ingest(
 def attribute(config: Config, reporter: Reporter, period: str | None = None) -> RunSummary:
     run = BatchRun("attribute", {"period": period}, secrets=stored_secrets(config))
     summary = RunSummary()
+    read = _read_ahead(config, reporter)
     with _writing(config, run, reporter) as con, transaction(con):
-        log = _load_experiments(con, config, reporter, run, summary)
+        log = _load_experiments(con, config, reporter, run, summary, read)
         _attribute(con, config, reporter, run, summary, period, log)
         run_ledger.write(con, run, "ok")
     return summary
@@ -193,10 +214,11 @@ def nightly(config: Config, reporter: Reporter) -> RunSummary:
 
     run = BatchRun("nightly", secrets=stored_secrets(config))
     summary = RunSummary()
+    read = _read_ahead(config, reporter)
     with _writing(config, run, reporter) as con:
         with transaction(con):
             _ingest(con, config, reporter, run, summary, None, None)
-            log = _load_experiments(con, config, reporter, run, summary)
+            log = _load_experiments(con, config, reporter, run, summary, read)
             attributed = _attribute(con, config, reporter, run, summary, None, log, skip_unchanged=True)
             run_ledger.write(con, run, "incomplete")  # until the exports and alerts are done
         run.committed = True
