@@ -1,8 +1,9 @@
 """`trainledger log start|phase|end`: record a run from a job script, one command per event.
 
 Each command is its own process, so the run's state so far is kept in a small state file between calls
-(``--state``, ``$TRAINLEDGER_RUN_STATE``, or one file per experiment in a private folder: runlog/state.py). A record that
-cannot be written is a warning and the command still exits 0: logging never fails the job.
+(``--state``, ``$TRAINLEDGER_RUN_STATE``, or one file per experiment in a private folder, see
+``runlog/state.py``). A record that cannot be written is a warning and the command still exits 0:
+logging never fails the job.
 """
 
 from __future__ import annotations
