@@ -23,7 +23,7 @@ from trainledger.core.reporter import Reporter
 from trainledger.experiments import loader
 from trainledger.experiments.log import LogContent, read_log
 from trainledger.warehouse import run_ledger, step_state
-from trainledger.warehouse.connection import Connection, open_warehouse, transaction
+from trainledger.warehouse.connection import Connection, open_warehouse, transaction, warehouse_fault
 from trainledger.warehouse.run_ledger import BatchRun
 
 
@@ -48,8 +48,8 @@ def ingest_sources(
     for src in selected:
         try:
             results.extend(connector_for(src)(con, src, config, period, reporter))
-        except staging.READ_ERRORS as exc:
-            raise staging.unreadable(src.name, exc) from None
+        except staging.READ_ERRORS as exc:  # a bill DuckDB cannot read, unless the fault is the warehouse's
+            raise warehouse_fault(exc, config.warehouse_path()) or staging.unreadable(src.name, exc) from None
     return results
 
 
