@@ -243,6 +243,22 @@ def _ledger_separators_are_data(inputs: Inputs, result: Result) -> None:
     ) == [(dt.datetime(2026, 11, 2), Decimal("12.00"))]
 
 
+def _many_warnings_summarised(inputs: Inputs, result: Result) -> None:
+    """20,000 records with the same unknown field: five warnings and a count, not 20,000 lines."""
+    warned = [line for line in result.stderr.splitlines() if line.startswith("trainledger: warning:")]
+    assert warned == [
+        *(
+            f"trainledger: warning: {inputs.log}:{n}: ignoring unknown field(s) gpu_cluster"
+            for n in range(1, 6)
+        ),
+        f"trainledger: warning: {inputs.log}:20000: experiment exp-h-1 has neither estimate nor params to "
+        "estimate from",
+        "trainledger: warning: 19,995 more warning(s) like these (20,000 in all): ignoring unknown field(s) "
+        "gpu_cluster",
+    ]
+    assert inputs.query("SELECT experiment_id FROM experiments") == [("exp-h-1",)]
+
+
 def _separators_are_data(inputs: Inputs, result: Result) -> None:
     """U+2028, U+2029 and U+0085 inside a JSON string are data; CRLF line ends are fine."""
     assert inputs.query("SELECT experiment_id FROM experiments ORDER BY 1") == [("exp-h-1",), ("exp-h-2",)]
@@ -546,6 +562,13 @@ CASES = [
     Case("log-duplicate-ids-conflicting-windows", _log("duplicate-ids.jsonl"), Handled(_later_record_wins)),
     Case("log-sql-in-ids", _log("sql-in-ids.jsonl"), Handled(_sql_ids_stay_data)),
     Case("log-unicode-line-separators", _log("unicode-line-separators.jsonl"), Handled(_separators_are_data)),
+    Case(
+        "log-20000-repeated-warnings",
+        lambda inputs: inputs.log.write_text(
+            f'{RECORD}, "gpu_cluster": "west"}}\n' * 20_000, encoding="utf-8"
+        ),
+        Handled(_many_warnings_summarised),
+    ),
     # Hostile values in the experiment log, its estimates and the manual ledger
     Case(
         "log-nested-5000-deep",

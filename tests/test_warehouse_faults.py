@@ -87,3 +87,20 @@ def test_a_full_disk_is_named_as_such(copy: Project, tmp_path: Path) -> None:
         r"\(.*No space left on device\); free some space and rerun: the run was rolled back",
         line,
     ), line
+
+
+@pytest.mark.parametrize(
+    ("stdout", "stderr", "shown"),
+    [(False, False, False), (False, True, False), (True, False, False), (True, True, True)],
+)
+def test_duckdb_s_progress_bar_only_at_a_terminal(
+    copy: Project, monkeypatch: pytest.MonkeyPatch, stdout: bool, stderr: bool, shown: bool
+) -> None:
+    """DuckDB draws it on stdout: off in cron, pipes and files, on only when a person watches both streams."""
+    from trainledger.core import config as config_module
+    from trainledger.warehouse.connection import open_warehouse
+
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: stdout)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: stderr)
+    with open_warehouse(config_module.load(copy.config), write=False) as con:
+        assert con.execute("SELECT current_setting('enable_progress_bar')").fetchone() == (shown,)

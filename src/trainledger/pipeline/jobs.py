@@ -19,7 +19,7 @@ from trainledger.connectors import IngestResult, connector_for, staging
 from trainledger.core.config import Config
 from trainledger.core.money import fmt
 from trainledger.core.redaction import stored_secrets
-from trainledger.core.reporter import Reporter
+from trainledger.core.reporter import Repeats, Reporter
 from trainledger.experiments import loader
 from trainledger.experiments.log import LogContent, read_log
 from trainledger.warehouse import run_ledger, step_state
@@ -170,6 +170,16 @@ def _attribute(
 
 
 @contextmanager
+def _summarised(reporter: Reporter) -> Iterator[Reporter]:
+    """Repeated warnings as the first few and a count (core/reporter.py), the count said at the end."""
+    repeats = Repeats(reporter)
+    try:
+        yield repeats
+    finally:
+        repeats.close()
+
+
+@contextmanager
 def _writing(config: Config, run: BatchRun, reporter: Reporter) -> Iterator[Connection]:
     """The warehouse open for writing (waiting for the lock); the run is recorded as failed if the block
     raises, after the block's transaction has rolled back."""
@@ -182,25 +192,27 @@ def _writing(config: Config, run: BatchRun, reporter: Reporter) -> Iterator[Conn
 def ingest(
     config: Config, reporter: Reporter, source: str | None = None, period: str | None = None
 ) -> RunSummary:
-    run = BatchRun("ingest", {"source": source, "period": period}, secrets=stored_secrets(config))
-    summary = RunSummary()
-    read = _read_ahead(config, reporter)
-    with _writing(config, run, reporter) as con, transaction(con):
-        _ingest(con, config, reporter, run, summary, source, period)
-        _load_experiments(con, config, reporter, run, summary, read)
-        run_ledger.write(con, run, "ok")
-    return summary
+    with _summarised(reporter) as reporter:
+        run = BatchRun("ingest", {"source": source, "period": period}, secrets=stored_secrets(config))
+        summary = RunSummary()
+        read = _read_ahead(config, reporter)
+        with _writing(config, run, reporter) as con, transaction(con):
+            _ingest(con, config, reporter, run, summary, source, period)
+            _load_experiments(con, config, reporter, run, summary, read)
+            run_ledger.write(con, run, "ok")
+        return summary
 
 
 def attribute(config: Config, reporter: Reporter, period: str | None = None) -> RunSummary:
-    run = BatchRun("attribute", {"period": period}, secrets=stored_secrets(config))
-    summary = RunSummary()
-    read = _read_ahead(config, reporter)
-    with _writing(config, run, reporter) as con, transaction(con):
-        log = _load_experiments(con, config, reporter, run, summary, read)
-        _attribute(con, config, reporter, run, summary, period, log)
-        run_ledger.write(con, run, "ok")
-    return summary
+    with _summarised(reporter) as reporter:
+        run = BatchRun("attribute", {"period": period}, secrets=stored_secrets(config))
+        summary = RunSummary()
+        read = _read_ahead(config, reporter)
+        with _writing(config, run, reporter) as con, transaction(con):
+            log = _load_experiments(con, config, reporter, run, summary, read)
+            _attribute(con, config, reporter, run, summary, period, log)
+            run_ledger.write(con, run, "ok")
+        return summary
 
 
 def nightly(config: Config, reporter: Reporter) -> RunSummary:
@@ -212,24 +224,25 @@ def nightly(config: Config, reporter: Reporter) -> RunSummary:
     from trainledger.outputs import alerts, export
     from trainledger.reports import budgets
 
-    run = BatchRun("nightly", secrets=stored_secrets(config))
-    summary = RunSummary()
-    read = _read_ahead(config, reporter)
-    with _writing(config, run, reporter) as con:
-        with transaction(con):
-            _ingest(con, config, reporter, run, summary, None, None)
-            log = _load_experiments(con, config, reporter, run, summary, read)
-            attributed = _attribute(con, config, reporter, run, summary, None, log, skip_unchanged=True)
-            run_ledger.write(con, run, "incomplete")  # until the exports and alerts are done
-        run.committed = True
-        if config.exports.dir:
-            exported = export.write_period_exports(con, config, reporter, attributed)
-            summary.exports = [path for path, _ in exported]
-            run.detail["exports"] = [str(p) for p in summary.exports]
-            if exported and all(kept for _, kept in exported):
-                _unchanged(run, "exports")
-        summary.alerts = budgets.check(con, config, reporter)
-        alerts.deliver(con, config, summary.alerts, reporter)
-        run.detail["alerts"] = len(summary.alerts)
-        run_ledger.write(con, run, "ok")
-    return summary
+    with _summarised(reporter) as reporter:
+        run = BatchRun("nightly", secrets=stored_secrets(config))
+        summary = RunSummary()
+        read = _read_ahead(config, reporter)
+        with _writing(config, run, reporter) as con:
+            with transaction(con):
+                _ingest(con, config, reporter, run, summary, None, None)
+                log = _load_experiments(con, config, reporter, run, summary, read)
+                attributed = _attribute(con, config, reporter, run, summary, None, log, skip_unchanged=True)
+                run_ledger.write(con, run, "incomplete")  # until the exports and alerts are done
+            run.committed = True
+            if config.exports.dir:
+                exported = export.write_period_exports(con, config, reporter, attributed)
+                summary.exports = [path for path, _ in exported]
+                run.detail["exports"] = [str(p) for p in summary.exports]
+                if exported and all(kept for _, kept in exported):
+                    _unchanged(run, "exports")
+            summary.alerts = budgets.check(con, config, reporter)
+            alerts.deliver(con, config, summary.alerts, reporter)
+            run.detail["alerts"] = len(summary.alerts)
+            run_ledger.write(con, run, "ok")
+        return summary

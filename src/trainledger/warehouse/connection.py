@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -110,10 +111,16 @@ def _settings(config: Config) -> Settings:
     return settings
 
 
+def progress_bar() -> bool:
+    """DuckDB draws its progress bar on stdout, which carries only data: only a person at a terminal (both
+    streams a terminal) sees one, never a pipe, a file or cron."""
+    return sys.stdout.isatty() and sys.stderr.isatty()
+
+
 def _session(con: Connection) -> None:
-    """UTC for every time without a zone; no progress bar, since stdout carries only data."""
+    """UTC for every time without a zone; the progress bar only at a terminal."""
     con.execute("SET TimeZone = 'UTC'")
-    con.execute("SET enable_progress_bar = false")
+    con.execute(f"SET enable_progress_bar = {str(progress_bar()).lower()}")
 
 
 @contextmanager
