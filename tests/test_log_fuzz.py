@@ -122,6 +122,7 @@ def test_any_field_value_is_read_or_refused(values: list[dict[str, Any]]) -> Non
         ('{"experiment_id": "e", "estimate": {"currency": "DOLLARS", "train": 5}}', "ISO 4217"),
         ('{"experiment_id": "e", "estimate": {"train": "1e30"}}', "expected an amount below 10^26"),
         ('{"experiment_id": "e", "project": ["qwen"]}', "field project: expected a string, got a list"),
+        ('{"experiment_id": "e", "metrics": {"a\\nb": 1e27}}', 'field metrics["a\\nb"]: expected a finite'),
     ],
 )
 def test_the_examples_that_were_internal_errors_are_user_errors(line: str, message: str) -> None:

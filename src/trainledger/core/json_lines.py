@@ -10,12 +10,14 @@ step (hashing, ``json.dumps``) can overflow the stack either.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
 from trainledger.core.errors import InputError
 
+_PLAIN = re.compile(r"[A-Za-z0-9_.-]+")
 MAX_DEPTH = 64
 MAX_DIGITS = 30  # longer numbers are shown by their length, not printed whole
 LIMIT = Decimal(10) ** 26  # DECIMAL(38, 12) holds 26 digits before the point
@@ -85,13 +87,20 @@ def shown(number: Decimal | int) -> str:
     return f"a number of {digits} digits" if digits > MAX_DIGITS else str(number)
 
 
+def field_path(at: str, key: str) -> str:
+    """``params.gpus``; a key that is not a plain name is quoted (``tags["a\\nb"]``): a message is one line."""
+    if _PLAIN.fullmatch(key):
+        return f"{at}.{key}" if at else key
+    return f"{at}[{json.dumps(key)}]"
+
+
 def check_numbers(value: Any, where: str, path: str = "") -> None:
     """Every number inside ``value`` is below 10^26 in size, so it fits DECIMAL(38, 12) and a float."""
     stack: list[tuple[str, Any]] = [(path, value)]
     while stack:
         at, item = stack.pop()
         if isinstance(item, dict):
-            stack.extend((f"{at}.{key}" if at else str(key), v) for key, v in reversed(item.items()))
+            stack.extend((field_path(at, key), v) for key, v in reversed(item.items()))
         elif isinstance(item, list):
             stack.extend((f"{at}[{i}]", v) for i, v in reversed(list(enumerate(item))))
         elif isinstance(item, int | Decimal) and not isinstance(item, bool) and abs(Decimal(item)) >= LIMIT:

@@ -15,7 +15,7 @@ from trainledger.attribution.labels import LabelScheme
 from trainledger.core.config import Config
 from trainledger.core.currencies import ISO_4217
 from trainledger.core.errors import InputError
-from trainledger.core.json_lines import LIMIT, shown
+from trainledger.core.json_lines import LIMIT, field_path, shown
 from trainledger.core.money import to_decimal
 from trainledger.core.reporter import Reporter
 from trainledger.estimate import Catalog
@@ -39,7 +39,8 @@ def estimate_rows(experiment: Experiment, where: str) -> list[tuple[str, str | N
             continue
         items = value.items() if isinstance(value, dict) else [(None, value)]
         for category, amount in items:
-            field = f"estimate.{phase}" + (f".{category}" if category is not None else "")
+            field = field_path("estimate", str(phase))
+            field = field_path(field, str(category)) if category is not None else field
             try:
                 money = to_decimal(amount)
             except ValueError:
