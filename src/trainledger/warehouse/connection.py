@@ -66,9 +66,8 @@ def _connect(
 
 
 _DISK_FULL = re.compile(r"No space left on device|disk is full|Disk full", re.IGNORECASE)
-_DAMAGED = re.compile(
-    r"Corrupt database file|not a valid DuckDB database|Could not read enough bytes|checksum", re.IGNORECASE
-)
+_DAMAGED = re.compile(r"Corrupt database file|not a valid DuckDB database", re.IGNORECASE)  # DuckDB's own
+_SHORT_READ = re.compile(r"Could not read enough bytes", re.IGNORECASE)  # any file: the warehouse's if named
 _NAMED_FILE = re.compile(r"""file ["']([^"']+)["']""")
 
 
@@ -84,7 +83,7 @@ def warehouse_fault(exc: BaseException, path: Path) -> WarehouseFault | None:
             f"{where}: no space left on the device ({detail}); free some space and rerun: the run was "
             "rolled back"
         )
-    if _DAMAGED.search(text) and (named is None or where.startswith(str(path))):
+    if _DAMAGED.search(text) or (_SHORT_READ.search(text) and named and where.startswith(str(path))):
         return WarehouseFault(
             f"{path}: the warehouse file is truncated or corrupt ({detail}); restore it from a backup, or "
             "move it aside and run `trainledger nightly` to rebuild it from the sources"
