@@ -61,6 +61,13 @@ class LabelScheme:
         self.phases = {canonical_value(p) for p in config.phases}
         self.methods = {canonical_value(m) for m in config.methods}
         self.aliases = {canonical_value(k): canonical_value(v) for k, v in config.aliases.items()}
+        self.label_keys = {
+            *self.project_keys,
+            *self.phase_keys,
+            *self.method_keys,
+            *self.experiment_keys,
+            *self.composite_keys,
+        }
 
     def phase(self, raw: str) -> str | None:
         value = self.aliases.get(canonical_value(raw), canonical_value(raw))
@@ -98,8 +105,16 @@ class LabelScheme:
         return None
 
     def resolve(self, raw_tags: dict[str, object]) -> Resolved:
-        tags = {canonical_key(k): str(v) for k, v in raw_tags.items() if v is not None}
+        tags: dict[str, str] = {}
         problems: list[str] = []
+        for key, value in raw_tags.items():
+            if isinstance(value, list | dict):  # one label, one text: never "['qwen-coder']"
+                if canonical_key(str(key)) in self.label_keys:
+                    shown = json.dumps(value, ensure_ascii=False)
+                    what = "a list" if isinstance(value, list) else "an object"
+                    problems.append(f"tag {key!r} is {what} {shown[:80]}, expected one text value")
+            elif value is not None:
+                tags[canonical_key(str(key))] = str(value)
         project_raw = self._first(tags, self.project_keys)
         phase_raw = self._first(tags, self.phase_keys)
         method_raw = self._first(tags, self.method_keys)
@@ -136,7 +151,9 @@ class LabelScheme:
         if fallback_raw:
             project = canonical_value(fallback_raw)
         experiment = canonical_value(experiment_raw) if experiment_raw else None
-        if not any((project_raw, phase_raw, method_raw, experiment_raw, composite_raw, fallback_raw)):
+        if not any(
+            (project_raw, phase_raw, method_raw, experiment_raw, composite_raw, fallback_raw, problems)
+        ):
             status = "untagged"
         elif conflict:
             status = "conflict"

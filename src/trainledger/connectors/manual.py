@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import json
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -18,7 +19,7 @@ from trainledger.attribution.labels import LabelScheme, canonical_value
 from trainledger.connectors import periods, sql
 from trainledger.connectors.contract import Delivery, Staged
 from trainledger.connectors.locations import LocalFiles, local_path, required_uri
-from trainledger.core import queries
+from trainledger.core import json_lines, queries
 from trainledger.core.config import Config, SourceConfig
 from trainledger.core.errors import InputError
 from trainledger.core.money import to_decimal
@@ -65,18 +66,13 @@ def _records(path: Path) -> list[tuple[int, dict[str, Any]]]:
         raise InputError(f"{path}: file is empty; expected a ledger with fields {', '.join(REQUIRED)}, ...")
     if path.suffix in (".jsonl", ".ndjson", ".json"):
         out = []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line, parse_float=Decimal)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
+        for number, line in json_lines.lines(text):
+            record = json_lines.parse(line, f"{path}:{number}", "a ledger row")
             if not isinstance(record, dict):
                 raise InputError(f"{path}:{number}: expected a JSON object per line")
             out.append((number, record))
         return out
-    reader = csv.DictReader(text.splitlines())
+    reader = csv.DictReader(io.StringIO(text, newline=""))
     unknown = sorted(set(reader.fieldnames or []) - set(FIELDS))
     if unknown:
         raise InputError(

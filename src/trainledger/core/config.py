@@ -147,6 +147,13 @@ class LabelsConfig(Strict):
     aliases: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_ALIASES))
 
 
+# Network calls outside the connectors (MLflow, webhooks) wait at most ``timeout_s`` per attempt, to
+# connect and for each read, and retry ``retries`` times with backoff: minutes at most, so a dead server
+# never holds a night.
+Seconds = Annotated[float, Field(gt=0, le=600)]
+Retries = Annotated[int, Field(ge=0, le=10)]
+
+
 SLURM_FIELDS = ("comment", "wckey", "name", "account")
 
 
@@ -182,6 +189,8 @@ class ExperimentsConfig(Strict):
     tracking_uri: str | None = None
     experiment_name: str | None = None
     slurm: SlurmConfig = Field(default_factory=SlurmConfig)
+    timeout_s: Seconds = 30.0  # per MLflow request
+    retries: Retries = 2
 
 
 class AllocationConfig(Strict):
@@ -280,8 +289,8 @@ class ExportsConfig(Strict):
 
 class AlertsConfig(Strict):
     webhook_url: str | None = None
-    timeout_s: float = 5.0
-    retries: int = 3
+    timeout_s: Seconds = 5.0
+    retries: Retries = 3
 
 
 class EstimatorConfig(Strict):
