@@ -1,5 +1,6 @@
 """A source kind added from outside (tests/toy_source.py, its SQL in tests/toy_queries/, one registry line)
-ingests through the shared routine: charges appear, an unchanged period is skipped, a changed one replaced."""
+ingests through the shared routine: charges appear, an unchanged period is skipped, a changed one replaced;
+and its example reaches `trainledger init`'s starter file."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 from trainledger.connectors import registry
 from trainledger.core import config as config_module
+from trainledger.core import starter
 from trainledger.core.reporter import Silent
 from trainledger.pipeline import jobs
 
@@ -88,3 +90,11 @@ def test_toy_source_options_belong_to_its_kind(toy_kind: None, tmp_path: Path) -
         config_module.ConfigError, match=r"unknown key .*profile.* for kind toy \(its keys: uri\)"
     ):
         config_module.load(path)
+
+
+def test_toy_source_reaches_the_starter_config_from_its_module_alone(toy_kind: None, tmp_path: Path) -> None:
+    commented = '# toy: a folder of YYYY-MM.csv toy bills\n# [[sources]]\n# name = "toy"\n# kind = "toy"\n# uri = "toy-bills"\n'
+    assert commented in starter.starter()
+    path = tmp_path / "trainledger.toml"
+    path.write_text(starter.starter("toy", "my-bills"), encoding="utf-8")
+    assert [(s.kind, s.options.uri) for s in config_module.load(path).sources] == [("toy", "my-bills")]

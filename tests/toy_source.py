@@ -10,13 +10,14 @@ import hashlib
 from pathlib import Path
 
 from trainledger.connectors import staging
-from trainledger.connectors.contract import Delivery, Staged
+from trainledger.connectors.contract import Delivery, Example, Staged
 from trainledger.connectors.locations import LocalFiles, local_path, required_uri
 from trainledger.core.config import Config, SourceConfig
 from trainledger.core.reporter import Reporter
 from trainledger.warehouse.connection import Connection
 
 Options = LocalFiles
+EXAMPLE = Example("toy-bills", "a folder of YYYY-MM.csv toy bills")
 
 
 def deliveries(

@@ -10,11 +10,11 @@ import click
 from trainledger.cli.context import Context
 from trainledger.cli.options import PERIOD, alerts_out, examples
 from trainledger.cli.output import echo
-from trainledger.connectors import IngestResult
+from trainledger.connectors import IngestResult, registry
 from trainledger.core import config as config_module
 from trainledger.core.errors import ConfigError, ExitCode
 from trainledger.core.files import write_atomic
-from trainledger.core.starter import SOURCE_EXAMPLES, starter
+from trainledger.core.starter import starter
 from trainledger.outputs.tables import cell
 from trainledger.pipeline import jobs
 
@@ -28,7 +28,7 @@ from trainledger.pipeline import jobs
 )
 @click.option("--force", is_flag=True, help="Overwrite an existing config file.")
 @click.option(
-    "--source", "kind", type=click.Choice(list(SOURCE_EXAMPLES)), default=None, help="Fill in a first source."
+    "--source", "kind", type=click.Choice(list(registry.KINDS)), default=None, help="Fill in a first source."
 )
 @click.option("--uri", default=None, help="Where the first source's files are (a path or s3:// / gs:// URI).")
 @click.pass_obj

@@ -20,7 +20,8 @@ from functools import partial
 from pathlib import Path
 
 from trainledger.connectors import aws_cur2, sql, staging
-from trainledger.connectors.contract import Delivery, Staged
+from trainledger.connectors.aws_session import EXAMPLE_OPTIONS
+from trainledger.connectors.contract import Delivery, Example, Staged
 from trainledger.connectors.locations import AwsFiles, open_storage
 from trainledger.connectors.storage import Entry, LocalStorage, Storage, fingerprint, read_manifest, resolve
 from trainledger.core.config import Config, SourceConfig
@@ -48,6 +49,7 @@ def cur2_name(column: str) -> str:
 
 
 Options = AwsFiles
+EXAMPLE = Example("s3://my-billing-bucket/cur/legacy-report", "AWS legacy CUR", EXAMPLE_OPTIONS)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ from functools import partial
 from pathlib import Path
 
 from trainledger.connectors import sql, staging
-from trainledger.connectors.contract import Delivery, Staged
+from trainledger.connectors.aws_session import EXAMPLE_OPTIONS
+from trainledger.connectors.contract import Delivery, Example, Staged
 from trainledger.connectors.locations import AwsFiles, open_storage
 from trainledger.connectors.storage import Entry, Storage, fingerprint, read_manifest, resolve
 from trainledger.core import queries
@@ -78,6 +79,9 @@ MAP_COLUMNS = ("resource_tags", "product", "cost_category", "discount")
 
 
 Options = AwsFiles
+EXAMPLE = Example(
+    "s3://my-billing-bucket/cur/ml-cur2", "AWS Data Exports CUR 2.0 (parquet or csv.gz)", EXAMPLE_OPTIONS
+)
 
 
 @dataclass(frozen=True)

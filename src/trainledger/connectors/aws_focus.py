@@ -8,13 +8,15 @@ parquet map and becomes the JSON object charges keep).
 from __future__ import annotations
 
 from trainledger.connectors import aws_cur2, focus
-from trainledger.connectors.contract import Delivery, Staged
+from trainledger.connectors.aws_session import EXAMPLE_OPTIONS
+from trainledger.connectors.contract import Delivery, Example, Staged
 from trainledger.connectors.locations import AwsFiles, open_storage
 from trainledger.core.config import Config, SourceConfig
 from trainledger.core.reporter import Reporter
 from trainledger.warehouse.connection import Connection
 
 Options = AwsFiles
+EXAMPLE = Example("s3://my-billing-bucket/focus/ml-focus", "AWS Data Exports FOCUS 1.0/1.2", EXAMPLE_OPTIONS)
 
 
 def deliveries(

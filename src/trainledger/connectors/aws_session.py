@@ -23,6 +23,13 @@ class AwsOptions(SourceOptions):
     endpoint_url: str | None = None
 
 
+EXAMPLE_OPTIONS = (
+    'profile = "payer"                 # a ~/.aws/config profile (default: the standard chain)',
+    'role_arn = "arn:aws:iam::111122223333:role/trainledger-read"',
+    'region = "us-east-1"',
+)
+
+
 _DENIED = {
     "AccessDenied",
     "AccessDeniedException",

@@ -16,7 +16,8 @@ from typing import Any
 from pydantic import Field
 
 from trainledger.connectors import IngestResult, staging
-from trainledger.connectors.aws_session import AwsContext, AwsOptions
+from trainledger.connectors.aws_session import EXAMPLE_OPTIONS, AwsContext, AwsOptions
+from trainledger.connectors.contract import Example
 from trainledger.core.config import Config, SourceConfig
 from trainledger.core.errors import ConfigError
 from trainledger.core.reporter import Reporter
@@ -91,6 +92,13 @@ def pull_region(aws: AwsContext, region: str, account: str | None) -> dict[str, 
 
 class Options(AwsOptions):
     regions: list[str] = Field(default_factory=list)  # default: ``region``, else the profile's
+
+
+EXAMPLE = Example(
+    None,
+    "EC2/EBS tags of live resources (attribution by inventory)",
+    ('regions = ["us-east-1"]', *EXAMPLE_OPTIONS),
+)
 
 
 def pull(

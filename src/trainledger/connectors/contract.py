@@ -1,7 +1,8 @@
 """What a source kind's module provides; the registry (``registry.py``) names the module.
 
 Every kind has ``Options``, the model of its own ``[[sources]]`` keys (beside ``name``, ``kind`` and
-``enabled``). Then either:
+``enabled``), and ``EXAMPLE`` (:class:`Example`), its commented entry in ``trainledger init``'s starter
+file. Then either:
 
 - a bill, replaced period by period (:class:`Bill`): ``deliveries`` lists its periods and their versions
   from a listing alone, ``stage`` reads one delivery into staged rows (files scanned, validated, and the
@@ -22,6 +23,16 @@ if TYPE_CHECKING:
     from trainledger.core.config import Config, SourceConfig, SourceOptions
     from trainledger.core.reporter import Reporter
     from trainledger.warehouse.connection import Connection
+
+
+@dataclass(frozen=True)
+class Example:
+    """A kind's entry in the starter config: what its ``uri`` points at (None: the kind reads an API, not
+    files), what it reads, and its optional keys, each a ``key = value  # meaning`` line."""
+
+    uri: str | None
+    what: str
+    options: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -53,6 +64,7 @@ class Staged:
 
 class Bill(Protocol):
     Options: type[SourceOptions]
+    EXAMPLE: Example
 
     def deliveries(
         self, source: SourceConfig, config: Config, period: str | None, reporter: Reporter
@@ -65,6 +77,7 @@ class Bill(Protocol):
 
 class Pull(Protocol):
     Options: type[SourceOptions]
+    EXAMPLE: Example
 
     def pull(
         self, con: Connection, source: SourceConfig, config: Config, period: str | None, reporter: Reporter

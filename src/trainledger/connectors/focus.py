@@ -10,7 +10,7 @@ import hashlib
 from pathlib import Path
 
 from trainledger.connectors import periods, sql, staging
-from trainledger.connectors.contract import Delivery, Staged
+from trainledger.connectors.contract import Delivery, Example, Staged
 from trainledger.connectors.locations import LocalFiles, local_path, required_uri
 from trainledger.core.config import Config, SourceConfig
 from trainledger.core.errors import InputError, SourceError
@@ -49,6 +49,7 @@ OPTIONAL = {
 }
 SUFFIXES = (".csv", ".csv.gz", ".parquet")
 Options = LocalFiles
+EXAMPLE = Example("billing/focus.csv", "any provider's FOCUS 1.x CSV or parquet, a file or folder")
 
 
 def _files(root: Path) -> list[Path]:

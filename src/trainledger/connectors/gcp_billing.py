@@ -25,7 +25,7 @@ from typing import Any
 import duckdb
 
 from trainledger.connectors import IngestResult, gcp_api, periods, sql, staging
-from trainledger.connectors.contract import Staged
+from trainledger.connectors.contract import Example, Staged
 from trainledger.connectors.locations import default_cache_dir, local_path
 from trainledger.core.config import Config, SourceConfig
 from trainledger.core.errors import InputError, SourceError
@@ -407,6 +407,13 @@ class Options(gcp_api.GcpOptions):
     project: str | None = None  # runs the query (default: the table's project)
     cache_dir: str | None = None
     overlap_days: int = 3
+
+
+EXAMPLE = Example(
+    "gs://my-billing-bucket/billing/",
+    "GCP Cloud Billing export: its rows as parquet / JSON Lines, or the BigQuery table",
+    ('# table = "my-project.billing.gcp_billing_export_resource_v1_XXXXXX"  # instead of uri',),
+)
 
 
 def pull(

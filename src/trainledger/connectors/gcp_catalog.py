@@ -13,6 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 from trainledger.connectors import IngestResult, gcp_api, sql
+from trainledger.connectors.contract import Example
 from trainledger.core import queries
 from trainledger.core.config import Config, SourceConfig
 from trainledger.core.reporter import Reporter
@@ -73,6 +74,7 @@ def _rows(source: str, service: Any, sku: Any, fetched_at: datetime) -> list[tup
 
 
 Options = gcp_api.GcpOptions
+EXAMPLE = Example(None, "GCP list prices of GPUs for the estimator")
 
 
 def pull(

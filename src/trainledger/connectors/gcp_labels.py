@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import Field
 
 from trainledger.connectors import IngestResult, gcp_api, staging
+from trainledger.connectors.contract import Example
 from trainledger.core.config import Config, SourceConfig
 from trainledger.core.errors import SourceError
 from trainledger.core.reporter import Reporter
@@ -69,6 +70,11 @@ def resource_rows(
 class Options(gcp_api.GcpOptions):
     project: str | None = None  # the project whose instances are listed
     regions: list[str] = Field(default_factory=list)  # default: every region
+
+
+EXAMPLE = Example(
+    None, "Compute Engine labels of live instances", ('project = "my-project"', 'regions = ["us-central1"]')
+)
 
 
 def pull(

@@ -17,7 +17,7 @@ from typing import Any
 from trainledger.attribution.categories import CATEGORIES
 from trainledger.attribution.labels import LabelScheme, canonical_value
 from trainledger.connectors import periods, sql
-from trainledger.connectors.contract import Delivery, Staged
+from trainledger.connectors.contract import Delivery, Example, Staged
 from trainledger.connectors.locations import LocalFiles, local_path, required_uri
 from trainledger.core import json_lines, queries
 from trainledger.core.config import Config, SourceConfig
@@ -43,6 +43,7 @@ FIELDS = (
 )
 REQUIRED = ("amount", "currency", "project", "category")
 Options = LocalFiles
+EXAMPLE = Example("offcloud-ledger.csv", "off-cloud charges: a CSV or JSON Lines ledger")
 
 
 @dataclass

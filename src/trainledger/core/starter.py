@@ -1,68 +1,32 @@
 """The starter trainledger.toml that `trainledger init` writes: it runs on its first `nightly` as written.
 
-Every source kind has its commented example here, keyed by kind, so the list of kinds in the starter is
-derived from one table; ``init --source KIND --uri URI`` fills the kind's example in as the first source.
+Every registered source kind (``connectors/registry.py``) appears as its module's commented ``EXAMPLE``,
+so a new kind reaches the starter with no edit here; ``init --source KIND --uri URI`` fills the kind's
+example in as the first source.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from trainledger.connectors import registry
+from trainledger.connectors.contract import Example
 from trainledger.core.errors import ConfigError
 
 
-@dataclass(frozen=True)
-class SourceExample:
-    """One kind's example: what its ``uri`` points at (None: the kind reads an API, not files) and its
-    optional keys, each a ``key = value  # meaning`` line."""
-
-    uri: str | None
-    what: str
-    options: tuple[str, ...] = field(default_factory=tuple)
-
-
-_AWS = (
-    'profile = "payer"                 # a ~/.aws/config profile (default: the standard chain)',
-    'role_arn = "arn:aws:iam::111122223333:role/trainledger-read"',
-    'region = "us-east-1"',
-)
-
-SOURCE_EXAMPLES: dict[str, SourceExample] = {
-    "aws-cur2": SourceExample(
-        "s3://my-billing-bucket/cur/ml-cur2", "AWS Data Exports CUR 2.0 (parquet or csv.gz)", _AWS
-    ),
-    "aws-cur": SourceExample("s3://my-billing-bucket/cur/legacy-report", "AWS legacy CUR", _AWS),
-    "aws-focus": SourceExample(
-        "s3://my-billing-bucket/focus/ml-focus", "AWS Data Exports FOCUS 1.0/1.2", _AWS
-    ),
-    "aws-tags": SourceExample(
-        None, "EC2/EBS tags of live resources (attribution by inventory)", ('regions = ["us-east-1"]', *_AWS)
-    ),
-    "gcp-billing": SourceExample(
-        "gs://my-billing-bucket/billing/",
-        "GCP Cloud Billing export: its rows as parquet / JSON Lines, or the BigQuery table",
-        ('# table = "my-project.billing.gcp_billing_export_resource_v1_XXXXXX"  # instead of uri',),
-    ),
-    "gcp-catalog": SourceExample(None, "GCP list prices of GPUs for the estimator", ()),
-    "gcp-labels": SourceExample(
-        None,
-        "Compute Engine labels of live instances",
-        ('project = "my-project"', 'regions = ["us-central1"]'),
-    ),
-    "focus": SourceExample("billing/focus.csv", "any provider's FOCUS 1.x CSV or parquet, a file or folder"),
-    "manual": SourceExample("offcloud-ledger.csv", "off-cloud charges: a CSV or JSON Lines ledger"),
-}
+def example(kind: str) -> Example:
+    """The commented ``[[sources]]`` example of a registered kind."""
+    found: Example = registry.module(kind).EXAMPLE
+    return found
 
 
 def _source(kind: str, uri: str | None, commented: bool) -> list[str]:
-    example = SOURCE_EXAMPLES[kind]
+    shown = example(kind)
     lines = ["[[sources]]", f'name = "{kind}"', f'kind = "{kind}"']
-    if example.uri is not None:
-        lines.append(f"uri = {_toml_string(uri or example.uri)}")
-    lines += [o if o.startswith("#") else f"# {o}" for o in example.options]
+    if shown.uri is not None:
+        lines.append(f"uri = {_toml_string(uri or shown.uri)}")
+    lines += [o if o.startswith("#") else f"# {o}" for o in shown.options]
     if commented:
         lines = [f"# {line}" if not line.startswith("#") else f"#{line[1:]}" for line in lines]
-    return [f"# {kind}: {example.what}", *lines]
+    return [f"# {kind}: {shown.what}", *lines]
 
 
 def _toml_string(text: str) -> str:
@@ -71,17 +35,18 @@ def _toml_string(text: str) -> str:
 
 def starter(kind: str | None = None, uri: str | None = None) -> str:
     """The starter config; with ``kind``, that source filled in (``uri`` required for file kinds)."""
-    if kind is not None and kind not in SOURCE_EXAMPLES:
-        raise ConfigError(f"unknown source kind {kind!r}; one of {', '.join(SOURCE_EXAMPLES)}")
-    if kind is not None and SOURCE_EXAMPLES[kind].uri is not None and not uri:
-        raise ConfigError(f"--source {kind} reads files: give --uri (e.g. {SOURCE_EXAMPLES[kind].uri})")
-    if kind is not None and uri and SOURCE_EXAMPLES[kind].uri is None:
+    if kind is not None and kind not in registry.KINDS:
+        raise ConfigError(f"unknown source kind {kind!r}; one of {', '.join(registry.KINDS)}")
+    first = example(kind) if kind is not None else None
+    if first is not None and first.uri is not None and not uri:
+        raise ConfigError(f"--source {kind} reads files: give --uri (e.g. {first.uri})")
+    if first is not None and uri and first.uri is None:
         raise ConfigError(f"--source {kind} reads an API, not files: leave out --uri")
     sources: list[str] = []
     if kind is not None:
         sources += ["# Your first source (more below, commented out).", *_source(kind, uri, False), ""]
     sources += ["# One [[sources]] entry per bill or inventory. Uncomment and edit the kinds you use."]
-    for other in SOURCE_EXAMPLES:
+    for other in registry.KINDS:
         if other != kind:
             sources += [*_source(other, None, True), ""]
     return HEAD + "\n".join(sources) + TAIL
