@@ -6,14 +6,18 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from decimal import Decimal
 
 import pytest
+from click.testing import CliRunner
 
 from conftest import ROOT, Project
+from trainledger.cli import cli
 from trainledger.outputs import views
 from trainledger.outputs.document import render
 from trainledger.reports.coverage import Coverage
+from trainledger.reports.realize import DIMENSIONS
 
 # An OSC title change, a screen clear, a colour, a bell and a newline: what a hostile tag could hold.
 HOSTILE_ID = "exp-\x1b]0;owned\x07x"
@@ -228,3 +232,12 @@ def test_report_period_keeps_one_billing_period(run, project: Project) -> None:
     bad = run("report", "--period", "2026-13")
     assert bad.exit_code == 1
     assert "expected YYYY-MM, got '2026-13'" in bad.stderr
+
+
+def test_report_by_help_names_a_way_to_ask_for_every_column_the_query_accepts() -> None:
+    result = CliRunner().invoke(cli, ["report", "--help"], terminal_width=200)
+    by_help = " ".join(result.output.split("--by TEXT", 1)[1].split("--granularity", 1)[0].split())
+    shown = set(re.findall(r"[a-z_-]+", by_help))
+    assert {column for name, column in DIMENSIONS.items() if name in shown} == set(DIMENSIONS.values())
+    # The waste classes of SPEC §4 are spelled out beside `waste`.
+    assert "waste (productive, idle, failed, rerun, unused-commitment, shared, unattributed)" in by_help

@@ -38,9 +38,7 @@ def _date(value: datetime | None) -> date | None:
     "--by",
     default="project,phase,method,category",
     show_default=True,
-    help="Comma-separated dimensions: project, phase, method, experiment, category, rule, provider, "
-    "service, account, period, waste (idle, failed, rerun, unused-commitment, shared, unattributed, "
-    "productive), commitment.",
+    help=realize.dimension_help(),
 )
 @click.option(
     "--granularity",

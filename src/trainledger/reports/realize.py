@@ -41,6 +41,8 @@ DIMENSIONS = {
     "waste": "waste",
     "commitment": "commitment",
 }
+# What a dimension's values are, where its name does not say (shown in `--by`'s help).
+DIMENSION_VALUES = {"waste": ", ".join(waste.CLASSES)}
 # Granularity -> (date_trunc unit, label format): ISO 8601, UTC, so text order is time order.
 GRANULARITIES = {
     "hour": ("hour", "%Y-%m-%dT%H:00:00Z"),
@@ -50,11 +52,25 @@ GRANULARITIES = {
 MONEY = ("billed_cost", "effective_cost", "list_cost")
 
 
+def dimension_names() -> list[str]:
+    """One ``--by`` name per column, in ``DIMENSIONS`` order (the aliases after the first left out)."""
+    first: dict[str, str] = {}
+    for name, column in DIMENSIONS.items():
+        first.setdefault(column, name)
+    return list(first.values())
+
+
+def dimension_help() -> str:
+    """The ``--by`` help: every dimension, derived from ``DIMENSIONS``."""
+    shown = [f"{n} ({DIMENSION_VALUES[n]})" if n in DIMENSION_VALUES else n for n in dimension_names()]
+    return f"Comma-separated dimensions: {', '.join(shown)}."
+
+
 def parse_dimensions(text: str | None) -> list[str]:
     names = [d.strip().lower() for d in (text or "").split(",") if d.strip()]
     unknown = [n for n in names if n not in DIMENSIONS]
     if unknown:
-        known = ", ".join(sorted({k for k in DIMENSIONS if "_" not in k}))
+        known = ", ".join(sorted(dimension_names()))
         raise TrainledgerError(f"unknown dimension {unknown[0]!r} for --by (known: {known})")
     columns: list[str] = []
     for name in names:
