@@ -66,13 +66,7 @@ def _records(path: Path) -> list[tuple[int, dict[str, Any]]]:
     if not text.strip():
         raise InputError(f"{path}: file is empty; expected a ledger with fields {', '.join(REQUIRED)}, ...")
     if path.suffix in (".jsonl", ".ndjson", ".json"):
-        out = []
-        for number, line in json_lines.lines(text):
-            record = json_lines.parse(line, f"{path}:{number}", "a ledger row")
-            if not isinstance(record, dict):
-                raise InputError(f"{path}:{number}: expected a JSON object per line")
-            out.append((number, record))
-        return out
+        return json_lines.objects(text, str(path), "a ledger row")
     reader = csv.DictReader(io.StringIO(text, newline=""))
     unknown = sorted(set(reader.fieldnames or []) - set(FIELDS))
     if unknown:

@@ -34,6 +34,20 @@ def lines(text: str) -> Iterator[tuple[int, str]]:
             yield number, line
 
 
+def objects(text: str, origin: str, expected: str) -> list[tuple[int, dict[str, Any]]]:
+    """(line number, record) of every line of ``text``, each a JSON object whose numbers fit the
+    warehouse; ``origin`` names the file or object in the message of the first bad line."""
+    found = []
+    for number, line in lines(text):
+        where = f"{origin}:{number}"
+        record = parse(line, where, expected)
+        if not isinstance(record, dict):
+            raise InputError(f"{where}: expected a JSON object per line")
+        check_numbers(record, where)
+        found.append((number, record))
+    return found
+
+
 def _refuse_constant(name: str) -> Any:
     raise _Constant(f"{name} is not a JSON number")
 

@@ -94,15 +94,10 @@ def _record_files(root: Path) -> list[Path]:
 
 def parse_lines(origin: str, text: str) -> list[tuple[str, dict[str, Any]]]:
     """The JSON Lines records of one file or object, each with its location ("origin:line")."""
-    records = []
-    for number, line in json_lines.lines(text):
-        where = f"{origin}:{number}"
-        record = json_lines.parse(line, where)
-        if not isinstance(record, dict):
-            raise InputError(f"{where}: expected a JSON object per line")
-        json_lines.check_numbers(record, where)
-        records.append((where, record))
-    return records
+    return [
+        (f"{origin}:{number}", record)
+        for number, record in json_lines.objects(text, origin, "an experiment record")
+    ]
 
 
 def _file_texts(root: Path) -> list[tuple[str, str]]:
