@@ -30,7 +30,7 @@ from trainledger.core.reporter import Reporter
 from trainledger.warehouse.connection import Connection
 
 TEXT_VIEW = "cur_legacy_text"
-DATA_SUFFIXES = (".csv", ".csv.gz", ".parquet")
+DATA_SUFFIXES = staging.SUFFIXES["csv"] + staging.SUFFIXES["parquet"]
 _TOP_MANIFEST = re.compile(r"^(\d{8})-(\d{8})/[^/]*Manifest\.json$")
 _TAG_COLUMN = re.compile(r"^(?:resourceTags/|resource_tags_)(.+)$")
 _COST_CATEGORY_COLUMN = re.compile(r"^(?:costCategory/|cost_category_)")
@@ -123,15 +123,15 @@ def scan(con: Connection, files: list[Path], *, union: bool = False) -> None:
     The chunks of one assembly share a header; ``union`` (files without a manifest, perhaps of several
     months whose columns differ) matches columns by name, at the cost of a read buffer per file.
     """
-    names = [str(f) for f in files]
-    if all(n.endswith(".parquet") for n in names):
+    found = staging.formats(files)
+    if found == {"parquet"}:
         staging.read_parquet(con, TEXT_VIEW, files)
-    elif all(n.endswith((".csv", ".csv.gz")) for n in names):
+    elif found == {"csv"}:
         staging.read_csv(con, f"{TEXT_VIEW}_rows", files, union_by_name=union, sample_size=1)
         staging.number_rows_by_file(con, TEXT_VIEW, f"{TEXT_VIEW}_rows")
     else:
         raise InputError(
-            f"{files[0].parent}: expected .csv, .csv.gz or .parquet report files, got {names[0]}"
+            f"{files[0].parent}: expected .csv, .csv.gz or .parquet report files, got {files[0]}"
         )
     staging.derive_view(con, aws_cur2.RAW_VIEW, TEXT_VIEW, _projection(staging.view_columns(con, TEXT_VIEW)))
 

@@ -160,11 +160,11 @@ def manifest_files(export: Export, period: str | None) -> list[str]:
 
 def scan(con: Connection, files: list[Path]) -> None:
     """Create the raw view over the period's files, parquet or csv.gz, with maps as maps."""
-    names = [str(f) for f in files]
-    if all(n.endswith(".parquet") for n in names):
+    found = staging.formats(files)
+    if found == {"parquet"}:
         staging.read_parquet(con, RAW_VIEW, files)
         return
-    if all(n.endswith((".csv", ".csv.gz")) for n in names):
+    if found == {"csv"}:
         # One delivery shares one header, so no union_by_name: it holds a read buffer per file (~17 MB each),
         # which ran out of memory on a 1,100-file period. sample_size=1 skips re-sniffing every file.
         staging.read_csv(con, f"{RAW_VIEW}_text", files, sample_size=1)
@@ -176,7 +176,7 @@ def scan(con: Connection, files: list[Path]) -> None:
         select = sql.Fragment(f"* REPLACE ({replace.text})" if maps else "*")
         staging.derive_view(con, RAW_VIEW, f"{RAW_VIEW}_numbered", select)
         return
-    raise InputError(f"{files[0].parent}: expected .parquet or .csv.gz data files, got {names[0]}")
+    raise InputError(f"{files[0].parent}: expected .parquet or .csv.gz data files, got {files[0]}")
 
 
 def _json_map(column: sql.Fragment) -> sql.Fragment:

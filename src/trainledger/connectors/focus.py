@@ -47,7 +47,7 @@ OPTIONAL = {
         "InvoiceId",
     )
 }
-SUFFIXES = (".csv", ".csv.gz", ".parquet")
+SUFFIXES = staging.SUFFIXES["csv"] + staging.SUFFIXES["parquet"]
 Options = LocalFiles
 EXAMPLE = Example("billing/focus.csv", "any provider's FOCUS 1.x CSV or parquet, a file or folder")
 
@@ -70,15 +70,15 @@ def _fingerprint(files: list[Path]) -> str:
 
 
 def scan(con: Connection, files: list[Path]) -> None:
-    names = [str(f) for f in files]
-    if all(n.endswith(".parquet") for n in names):
+    found = staging.formats(files)
+    if found == {"parquet"}:
         staging.read_parquet(con, f"{RAW_VIEW}_typed", files)
         tags_type = staging.view_columns(con, f"{RAW_VIEW}_typed").get("Tags", "")
         # AWS writes Tags as a parquet map; charges keep tags as a JSON object.
         select = "* REPLACE (CAST(to_json(Tags) AS VARCHAR) AS Tags)" if tags_type.startswith("MAP") else "*"
         staging.derive_view(con, RAW_VIEW, f"{RAW_VIEW}_typed", sql.Fragment(select))
         return
-    if any(n.endswith(".parquet") for n in names):
+    if "parquet" in found:
         raise InputError(f"{files[0].parent}: mixes parquet and CSV FOCUS files; keep one format per source")
     for f in files:
         if f.stat().st_size == 0:

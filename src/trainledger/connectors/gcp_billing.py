@@ -107,7 +107,7 @@ REQUIRED = (
 )
 SQL_TYPES = {"text": "VARCHAR", "decimal": "DECIMAL(38, 12)", "double": "DOUBLE", "time": "TIMESTAMP"}
 VARCHAR = duckdb.sqltype("VARCHAR")
-FILE_SUFFIXES = (".parquet", ".json", ".jsonl", ".ndjson", ".json.gz", ".jsonl.gz", ".ndjson.gz")
+FILE_SUFFIXES = staging.SUFFIXES["parquet"] + staging.SUFFIXES["json"]
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -334,7 +334,7 @@ def _not_an_export_file(path: Path) -> str | None:
     if not path.name.endswith(FILE_SUFFIXES):
         kind = (
             "a CSV file"
-            if path.name.lower().endswith((".csv", ".csv.gz"))
+            if path.name.lower().endswith(staging.SUFFIXES["csv"])
             else f"not a {path.suffix or 'known'} file"
         )
         return f"{kind}, not parquet or JSON Lines"
@@ -362,13 +362,13 @@ def read_files(con: Connection, files: list[Path]) -> None:
             raise InputError(
                 f"{f}: {problem}; expected the export's rows as parquet or JSON Lines ({', '.join(FILE_SUFFIXES)})"
             )
-    parquet = [n.endswith(".parquet") for n in names]
-    if any(parquet) and not all(parquet):
+    found = staging.formats(files)
+    if "parquet" in found and len(found) > 1:
         raise InputError(
             f"{files[0].parent}: mixes parquet and JSON export files; keep one format per source"
         )
     try:
-        if all(parquet):
+        if found == {"parquet"}:
             staging.read_parquet(con, RAW_VIEW, files)
             return
         rel = con.read_json(

@@ -24,6 +24,17 @@ from trainledger.warehouse.connection import Connection
 # What DuckDB raises for input it cannot read: a truncated gzip, an unparsable CSV, a corrupt parquet file.
 READ_ERRORS = (duckdb.IOException, duckdb.InvalidInputException, duckdb.ConversionException)
 _QUOTED_PATH = re.compile(r"['\"](/[^'\"]+)['\"]")
+# The file formats a bill comes in, by the end of a file's name.
+SUFFIXES = {
+    "parquet": (".parquet",),
+    "csv": (".csv", ".csv.gz"),
+    "json": (".json", ".jsonl", ".ndjson", ".json.gz", ".jsonl.gz", ".ndjson.gz"),
+}
+
+
+def formats(files: Iterable[Path]) -> set[str]:
+    """The formats of ``files`` by name ("other" for a name none ends with): a scan reads one format."""
+    return {next((f for f, ends in SUFFIXES.items() if p.name.endswith(ends)), "other") for p in files}
 
 
 def unreadable(source: str, exc: Exception, file_hint: str | None = None) -> InputError:
