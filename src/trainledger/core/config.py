@@ -132,6 +132,11 @@ PHASES = ("data", "train", "rollout", "eval")
 PHASE_ORDER = {phase: index for index, phase in enumerate(PHASES)}
 
 
+def phase_category_order(key: tuple[str, str]) -> tuple[int, str, str]:
+    """Sort key of a (phase, category) pair: the phases in pipeline order, any other after, then by name."""
+    return (PHASE_ORDER.get(key[0], len(PHASES)), key[0], key[1])
+
+
 class LabelsConfig(Strict):
     """Which tag keys carry the attribution key, and the vocabularies (SPEC §3)."""
 

@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_EVEN, Context, Decimal, localcontext
 from typing import Any
 
+from trainledger.core.config import phase_category_order
 from trainledger.core.money import fmt
 
 CENT = Decimal("0.01")
 ARITHMETIC = Context(prec=34, rounding=ROUND_HALF_EVEN)
-PHASE_ORDER = {"data": 0, "train": 1, "rollout": 2, "eval": 3}  # as reconcile orders them
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ class Estimate:
         for c in self.components:
             if (c.phase, c.category) not in keys:
                 keys.append((c.phase, c.category))
-        keys.sort(key=lambda k: (PHASE_ORDER.get(k[0], 9), k[0], k[1]))
+        keys.sort(key=phase_category_order)
         totals = []
         for phase, category in keys:
             parts = [c for c in self.components if (c.phase, c.category) == (phase, category)]
