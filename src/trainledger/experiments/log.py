@@ -50,13 +50,19 @@ class Window:
 
 
 @dataclass
-class Experiment:
+class ExperimentHeader:
+    """What every view of an experiment starts with (the log, `experiments`, `reconcile`)."""
+
     experiment_id: str
     project: str | None
     method: str | None
     status: str | None
     started_at: datetime | None
     ended_at: datetime | None
+
+
+@dataclass
+class Experiment(ExperimentHeader):
     params: dict[str, Any]
     estimate: dict[str, Any]
     metrics: dict[str, Any]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date
 from decimal import Decimal
 from typing import Any
 
@@ -16,7 +16,7 @@ from trainledger.attribution.labels import canonical_value
 from trainledger.core.config import Config
 from trainledger.core.errors import NotFound, TrainledgerError
 from trainledger.core.reporter import Silent
-from trainledger.experiments.log import read_log
+from trainledger.experiments.log import ExperimentHeader, read_log
 from trainledger.reports.reconcile import billing_complete_through
 from trainledger.warehouse.connection import Connection, rows, run
 
@@ -24,13 +24,7 @@ CLOSEST = 3
 
 
 @dataclass
-class KnownExperiment:
-    experiment_id: str
-    project: str | None
-    method: str | None
-    status: str | None
-    started_at: datetime | None
-    ended_at: datetime | None
+class KnownExperiment(ExperimentHeader):
     currency: str
     estimated: Decimal | None
     realized: Decimal

@@ -12,8 +12,9 @@ import polars as pl
 
 from trainledger.attribution import waste
 from trainledger.attribution.labels import canonical_value
-from trainledger.core.config import PHASE_ORDER
+from trainledger.core.config import phase_category_order
 from trainledger.core.money import fmt
+from trainledger.experiments.log import ExperimentHeader
 from trainledger.reports import realize
 from trainledger.warehouse.connection import Connection, run
 
@@ -37,13 +38,7 @@ class Row:
 
 
 @dataclass
-class Reconciliation:
-    experiment_id: str
-    project: str | None
-    method: str | None
-    status: str | None
-    started_at: datetime | None
-    ended_at: datetime | None
+class Reconciliation(ExperimentHeader):
     currency: str
     billing_complete_through: datetime | None
     provisional: bool
@@ -126,7 +121,7 @@ def reconcile(con: Connection, experiment_id: str) -> Reconciliation:
         for r in mine.iter_rows(named=True)
     }
     estimated = {(p, c): Decimal(a) for p, c, cur, a, _ in estimates if cur == currency}
-    keys = sorted(set(realized) | set(estimated), key=_row_order)
+    keys = sorted(set(realized) | set(estimated), key=phase_category_order)
     rows = [Row(p, c, estimated.get((p, c)), realized.get((p, c), Decimal(0))) for p, c in keys]
 
     complete_through = billing_complete_through(con, exp_id)
@@ -163,10 +158,6 @@ def reconcile(con: Connection, experiment_id: str) -> Reconciliation:
         other_currencies=[c for c in currencies if c != currency],
         metrics=json.loads(metrics_json or "{}"),
     )
-
-
-def _row_order(key: tuple[str, str]) -> tuple[int, str, str]:
-    return (PHASE_ORDER.get(key[0], 9), key[0], key[1])
 
 
 def _estimate_source(bases: set[str]) -> str:
@@ -225,7 +216,9 @@ def compute_assumptions(
             con, "report/reconcile_realized_compute", {"id": experiment_id, "currency": currency}
         ).fetchall()
     }
-    phases = sorted(set(flops) | set(realized_compute) | set(logged), key=lambda p: _row_order((p, "")))
+    phases = sorted(
+        set(flops) | set(realized_compute) | set(logged), key=lambda p: phase_category_order((p, ""))
+    )
     compute = []
     for phase in phases:
         cost = realized_compute.get(phase)
