@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from pathlib import Path
 
 from trainledger.core.config import Config
 from trainledger.core.errors import TrainledgerError
-from trainledger.core.files import safe_text, write_atomic
-from trainledger.core.money import fmt
+from trainledger.core.files import write_atomic
 from trainledger.core.reporter import Reporter
 from trainledger.outputs import cents as cents_module
 from trainledger.outputs import export_focus, xlsx
+from trainledger.outputs.document import Sheet, csv_text
 from trainledger.reports import realize
 from trainledger.warehouse import step_state
 from trainledger.warehouse.connection import Connection, run
@@ -60,18 +58,8 @@ def export_rows(con: Connection, period: str, by: list[str]) -> list[tuple[objec
 
 
 def render_csv(rows: list[tuple[object, ...]]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for row in rows:
-        cells = []
-        for column, value in zip(CSV_COLUMNS, row, strict=True):
-            if column in MONEY_COLUMNS:
-                cells.append(fmt(value))  # type: ignore[arg-type]
-            else:
-                cells.append("" if value is None else safe_text(str(value)))
-        writer.writerow(cells)
-    return out.getvalue()
+    """The finance CSV: money as plain decimals, text formula-safe (the read commands' one CSV writer)."""
+    return csv_text(Sheet(CSV_COLUMNS, rows, frozenset(MONEY_COLUMNS)))
 
 
 def period_rows(
