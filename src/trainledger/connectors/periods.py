@@ -10,14 +10,32 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any
+from functools import partial
+from typing import Any, Protocol
 
-from trainledger.connectors import IngestResult, sql
+from trainledger.connectors import IngestResult, registry, sql
 from trainledger.connectors.contract import Bill, Delivery, Staged
 from trainledger.core.config import Config, SourceConfig
-from trainledger.core.errors import InputError
+from trainledger.core.errors import ConfigError, InputError
 from trainledger.core.reporter import Reporter
 from trainledger.warehouse.connection import Connection
+
+
+class Connector(Protocol):
+    def __call__(
+        self, con: Connection, source: SourceConfig, config: Config, period: str | None, reporter: Reporter
+    ) -> list[IngestResult]: ...
+
+
+def connector_for(source: SourceConfig) -> Connector:
+    """The ingest of the source's kind (contract.py): a bill loaded by the shared routine, or a pull."""
+    if source.kind not in registry.KINDS:
+        raise ConfigError(f"source {source.name!r}: kind {source.kind!r} is not available in this version")
+    module = registry.module(source.kind)
+    if hasattr(module, "pull"):
+        pull: Connector = module.pull
+        return pull
+    return partial(ingest_bill, module)
 
 
 def ingest_bill(

@@ -15,7 +15,8 @@ from decimal import Decimal
 from pathlib import Path
 
 from trainledger.attribution import allocations
-from trainledger.connectors import IngestResult, connector_for, staging
+from trainledger.connectors import IngestResult, staging
+from trainledger.connectors.periods import connector_for
 from trainledger.core.config import Config
 from trainledger.core.money import fmt
 from trainledger.core.redaction import stored_secrets
