@@ -82,6 +82,7 @@ OTHER_DAYS = {
     "ingest/insert_raw_file_name": "files read from s3:// (test_aws_s3)",
     "ingest/rename_view": "files read from s3:// (test_aws_s3)",
     "ingest/show_files_as": "files read from s3:// (test_aws_s3)",
+    "estimate/prices": "a price sheet with a per-GPU-hour price column (test_estimator, test_estimate_cli)",
 }
 
 

@@ -13,7 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 from trainledger.estimate.gpus import canonical_gpu
-from trainledger.warehouse.connection import Connection
+from trainledger.warehouse.connection import Connection, rows, run
 
 GPU_COLUMNS = ("gpu_type", "gpu", "accelerator_type", "accelerator")
 PRICE_COLUMNS = ("price_per_gpu_hour", "price_per_hour", "unit_price", "price")
@@ -43,10 +43,7 @@ class Catalog:
 
     @classmethod
     def from_warehouse(cls, con: Connection) -> Catalog | None:
-        found = con.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_name = 'prices'"
-        ).fetchall()
-        columns = {name.lower(): name for (name,) in found}
+        columns = {name.lower(): name for (name,) in run(con, "estimate/price_columns").fetchall()}
         gpu = next((columns[c] for c in GPU_COLUMNS if c in columns), None)
         price = next((columns[c] for c in PRICE_COLUMNS if c in columns), None)
         if not gpu or not price:
@@ -56,13 +53,13 @@ class Catalog:
             match = next((columns[c] for c in names if c in columns), None)
             if match:
                 picked[key] = match
-        # Identifiers come from information_schema and a fixed list, never from input.
-        select = ", ".join(f'"{column}" AS {key}' for key, column in picked.items())
-        cur = con.execute(
-            f'SELECT {select} FROM "prices" WHERE "{gpu}" IS NOT NULL AND "{price}" IS NOT NULL'
+        return cls(
+            [
+                {key: row[column] for key, column in picked.items()}
+                for row in rows(con, "estimate/prices")
+                if row[gpu] is not None and row[price] is not None
+            ]
         )
-        keys = [d[0] for d in cur.description or []]
-        return cls([dict(zip(keys, row, strict=True)) for row in cur.fetchall()])
 
     def price(self, gpu: str, region: str | None = None) -> CatalogPrice | None:
         rows = [

@@ -14,7 +14,7 @@ from trainledger.estimate import calibration
 from trainledger.estimate.catalog import Catalog
 from trainledger.estimate.model import METHODS, estimate
 from trainledger.estimate.result import Estimate
-from trainledger.warehouse.connection import Connection
+from trainledger.warehouse.connection import Connection, run
 
 NEEDS = {
     "sft": "model_params_b, train_samples, avg_tokens_per_sample",
@@ -28,10 +28,7 @@ def for_experiment(
     con: Connection, config: Config, experiment_id: str, *, strict: bool = False, calibrate: bool = True
 ) -> Estimate:
     """Estimate a logged experiment from its params (as loaded by the last ingest/attribute/nightly)."""
-    row = con.execute(
-        "SELECT method, params FROM experiments WHERE experiment_id = $id",
-        {"id": canonical_value(experiment_id)},
-    ).fetchone()
+    row = run(con, "estimate/experiment_params", {"id": canonical_value(experiment_id)}).fetchone()
     if row is None:
         raise NotFound(
             f"experiment {experiment_id!r} is not in the warehouse; run `trainledger ingest` to load the "
