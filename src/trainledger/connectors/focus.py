@@ -11,9 +11,9 @@ from pathlib import Path
 
 from trainledger.connectors import periods, sql, staging
 from trainledger.connectors.contract import Delivery, Example, Staged
-from trainledger.connectors.locations import LocalFiles, local_path, required_uri
+from trainledger.connectors.locations import LocalFiles, files_under, local_path, required_uri
 from trainledger.core.config import Config, SourceConfig
-from trainledger.core.errors import InputError, SourceError
+from trainledger.core.errors import InputError
 from trainledger.core.reporter import Reporter
 from trainledger.warehouse.connection import Connection
 
@@ -52,15 +52,6 @@ Options = LocalFiles
 EXAMPLE = Example("billing/focus.csv", "any provider's FOCUS 1.x CSV or parquet, a file or folder")
 
 
-def _files(root: Path) -> list[Path]:
-    if root.is_file():
-        return [root]
-    files = sorted(p for p in root.rglob("*") if p.is_file() and p.name.endswith(SUFFIXES))
-    if not files:
-        raise SourceError(f"{root}: no FOCUS files (.csv, .csv.gz, .parquet) found")
-    return files
-
-
 def _fingerprint(files: list[Path]) -> str:
     digest = hashlib.sha256()
     for f in files:
@@ -95,7 +86,7 @@ def deliveries(
     """One delivery: every FOCUS file under ``uri``, whose rows name their periods."""
     uri = required_uri(source, source.options_as(LocalFiles).uri)
     root = local_path(source, config, uri, remote="kind focus reads local files; use aws-focus for s3://")
-    files = _files(root)
+    files = files_under(root, SUFFIXES, "FOCUS files (.csv, .csv.gz, .parquet)")
     return [Delivery(None, _fingerprint(files), files)]
 
 

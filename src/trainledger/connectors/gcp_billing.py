@@ -26,7 +26,7 @@ import duckdb
 
 from trainledger.connectors import IngestResult, gcp_api, periods, sql, staging
 from trainledger.connectors.contract import Example, Staged
-from trainledger.connectors.locations import default_cache_dir, local_path
+from trainledger.connectors.locations import default_cache_dir, files_under, local_path
 from trainledger.core.config import Config, SourceConfig
 from trainledger.core.errors import InputError, SourceError
 from trainledger.core.reporter import Reporter
@@ -321,12 +321,7 @@ def _download(source: SourceConfig, config: Config, uri: str, reporter: Reporter
 
 
 def export_files(root: Path) -> list[Path]:
-    if root.is_file():
-        return [root]
-    files = sorted(p for p in root.rglob("*") if p.is_file() and p.name.endswith(FILE_SUFFIXES))
-    if not files:
-        raise SourceError(f"{root}: no Cloud Billing export files ({', '.join(FILE_SUFFIXES)}) found")
-    return files
+    return files_under(root, FILE_SUFFIXES, f"Cloud Billing export files ({', '.join(FILE_SUFFIXES)})")
 
 
 def _not_an_export_file(path: Path) -> str | None:

@@ -52,6 +52,17 @@ def local_path(
     return path
 
 
+def files_under(root: Path, suffixes: tuple[str, ...], what: str) -> list[Path]:
+    """``root`` when it is a file, else the files below it whose names end in ``suffixes``, sorted; none is
+    an error saying ``what`` was looked for."""
+    if root.is_file():
+        return [root]
+    files = sorted(p for p in root.rglob("*") if p.is_file() and p.name.endswith(suffixes))
+    if not files:
+        raise SourceError(f"{root}: no {what} found")
+    return files
+
+
 def open_storage(source: SourceConfig, config: Config) -> Storage:
     """The storage behind a source's ``uri``: ``s3://bucket/prefix`` or a local folder."""
     options = source.options_as(AwsFiles)
