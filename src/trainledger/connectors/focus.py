@@ -11,7 +11,8 @@ from pathlib import Path
 
 from trainledger.connectors import periods, sql, staging
 from trainledger.connectors.contract import Delivery, Staged
-from trainledger.connectors.locations import LocalFiles, local_path, required_uri
+from trainledger.connectors.locations import LocalFiles, content_hashes, local_path, required_uri
+from trainledger.connectors.storage import ContentHashes
 from trainledger.core.config import Config, SourceConfig
 from trainledger.core.errors import InputError, SourceError
 from trainledger.core.reporter import Reporter
@@ -60,11 +61,12 @@ def _files(root: Path) -> list[Path]:
     return files
 
 
-def _fingerprint(files: list[Path]) -> str:
+def _fingerprint(files: list[Path], hashes: ContentHashes) -> str:
+    """The files' names and contents: a same-size correction with its mtime kept (``cp -p``) is a change."""
     digest = hashlib.sha256()
     for f in files:
-        stat = f.stat()
-        digest.update(f"{f}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
+        digest.update(f"{f}:{hashes.of(f)}\n".encode())
+    hashes.save()
     return digest.hexdigest()
 
 
@@ -95,7 +97,7 @@ def deliveries(
     uri = required_uri(source, source.options_as(LocalFiles).uri)
     root = local_path(source, config, uri, remote="kind focus reads local files; use aws-focus for s3://")
     files = _files(root)
-    return [Delivery(None, _fingerprint(files), files)]
+    return [Delivery(None, _fingerprint(files, content_hashes(source, config)), files)]
 
 
 def stage(
