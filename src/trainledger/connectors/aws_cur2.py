@@ -74,6 +74,14 @@ OPTIONAL = {
     "split_line_item_public_on_demand_split_cost": "DOUBLE",
 }
 
+# The cost columns whose totals charges and reports make (each must fit DECIMAL(38, 12): staging.check_sums).
+SUMMED = (
+    "line_item_unblended_cost",
+    "pricing_public_on_demand_cost",
+    "reservation_effective_cost",
+    "savings_plan_savings_plan_effective_cost",
+)
+
 MAP_COLUMNS = ("resource_tags", "product", "cost_category", "discount")
 
 
@@ -227,6 +235,7 @@ def stage_files(
     csv_files = [(f, s) for f, s in zip(files, shown, strict=True) if not f.name.endswith(".parquet")]
     staging.add_missing_columns(con, RAW_VIEW, OPTIONAL, REQUIRED, where, what, csv_files)
     staging.first_problem(con, "ingest/validate_cur2", {"period": period})
+    staging.check_sums(con, f"{RAW_VIEW}_full", SUMMED)
     scope = {"only": only if period is None else None}
     if (con.execute(queries.load("ingest/line_items_repeated"), scope).fetchone() or (0,))[0]:
         staging.first_problem(con, "ingest/validate_line_items_unique", scope)

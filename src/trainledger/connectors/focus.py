@@ -118,5 +118,6 @@ def stage_files(
     csv_files = [(f, s) for f, s in zip(files, shown, strict=True) if not f.name.endswith(".parquet")]
     staging.add_missing_columns(con, RAW_VIEW, OPTIONAL, REQUIRED, where, "FOCUS", csv_files)
     staging.first_problem(con, "ingest/validate_focus", {})
+    staging.check_sums(con, f"{RAW_VIEW}_full", ("BilledCost", "EffectiveCost", "ListCost"))
     periods.stage_table(con, "ingest/normalize_focus", {"source": source})
     return Staged(shown)
