@@ -166,7 +166,8 @@ def scan(con: Connection, files: list[Path]) -> None:
     """Create the raw view over the period's files, parquet or csv.gz, with maps as maps."""
     names = [str(f) for f in files]
     if all(n.endswith(".parquet") for n in names):
-        staging.read_parquet(con, RAW_VIEW, files)
+        staging.read_parquet(con, f"{RAW_VIEW}_typed", files)
+        staging.derive_view(con, RAW_VIEW, f"{RAW_VIEW}_typed", _maps_from_text(con, f"{RAW_VIEW}_typed"))
         return
     if all(n.endswith((".csv", ".csv.gz")) for n in names):
         # One delivery shares one header, so no union_by_name: it holds a read buffer per file (~17 MB each),
@@ -181,6 +182,31 @@ def scan(con: Connection, files: list[Path]) -> None:
         staging.derive_view(con, RAW_VIEW, f"{RAW_VIEW}_numbered", select)
         return
     raise InputError(f"{files[0].parent}: expected .parquet or .csv.gz data files, got {names[0]}")
+
+
+def _maps_from_text(con: Connection, view: str) -> sql.Fragment:
+    """The parquet columns, with map columns some exports write as JSON text (``{"user_project": "x"}``)
+    read as maps; a cell that is not a JSON object, or a map column of another type, is an error."""
+    types = staging.view_columns(con, view)
+    texts = []
+    for column in MAP_COLUMNS:
+        kind = types.get(column)
+        if kind is None or kind.startswith("MAP("):
+            continue
+        if kind != "VARCHAR":
+            raise InputError(
+                f"{_first_file(con, view)}: column {column}: expected a map or a JSON object as text, got "
+                f"parquet type {kind}"
+            )
+        texts.append(column)
+    staging.check_json_objects(con, view, texts)
+    replace = sql.columns(sql.alias(_json_map(sql.ident(m)), m) for m in texts)
+    return sql.Fragment(f"* REPLACE ({replace.text})" if texts else "*")
+
+
+def _first_file(con: Connection, view: str) -> str:
+    row = sql.run(con, "ingest/first_file", view=sql.ident(view)).fetchone()
+    return str(row[0]) if row else view
 
 
 def _json_map(column: sql.Fragment) -> sql.Fragment:
