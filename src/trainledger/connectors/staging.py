@@ -115,7 +115,9 @@ def check_json_objects(con: Connection, view: str, columns: Sequence[str]) -> No
         ).fetchone()
         if row:
             file, line, text = row
-            raise InputError(f"{file}, row {line}, column {column}: expected a JSON object, got '{text}'")
+            raise InputError(
+                one_line(f"{file}, row {line}, column {column}: expected a JSON object, got '{text}'")
+            )
 
 
 _SAMPLE_BYTES = 1 << 20
@@ -221,7 +223,7 @@ def add_missing_columns(
     """
     for local, shown in files:
         if problem := duplicated_column(local):
-            raise InputError(f"{shown}: {problem}")
+            raise InputError(one_line(f"{shown}: {problem}"))
     columns = view_columns(con, view)
     lowered = {c.lower(): c for c in columns}
     missing = [c for c in required if c.lower() not in lowered]
@@ -252,10 +254,16 @@ def first_problem(con: Connection, query: str, params: dict[str, Any]) -> None:
     if row:
         file, line, column, problem = row
         where = f"{file}, row {line}" if line is not None else f"{file}"
-        raise InputError(f"{where}, column {column}: {_LONG_VALUE.sub(_shortened, problem)}")
+        raise InputError(f"{where}, column {column}: {one_line(_LONG_VALUE.sub(_shortened, problem))}")
 
 
 _LONG_VALUE = re.compile(r"'([^'\n]{61,})'")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """A message quoting bill values as one line: control characters and line breaks show as ``\\u000a``."""
+    return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _shortened(match: re.Match[str]) -> str:
