@@ -1,6 +1,7 @@
-"""A dead or busy server never hangs the night: every network call outside the connectors (MLflow,
-webhooks, metadata servers) is bounded by its timeout and retries, and the experiment log is read before
-the warehouse's write lock is taken, so readers and the next run are never blocked by a stuck fetch.
+"""A dead or busy server never hangs the night: every network call (MLflow, webhooks, metadata servers, and
+the cloud connectors' S3 and Google APIs) is bounded by its timeout and retries, and the experiment log is
+read before the warehouse's write lock is taken, so readers and the next run are never blocked by a stuck
+fetch.
 
 The servers are real local HTTP servers that accept the connection and never answer (or answer 503)."""
 
@@ -14,7 +15,6 @@ from pathlib import Path
 
 import duckdb
 import pytest
-
 from click.testing import Result
 
 from conftest import Project
