@@ -134,7 +134,7 @@ class ContentHashes:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             tmp = self.path.with_name(self.path.name + ".tmp")
             tmp.write_text(json.dumps(self._known), encoding="utf-8")
-            tmp.replace(self.path)
+            tmp.rename(self.path)  # atomic on POSIX
             self._changed = False
         except OSError:
             pass
