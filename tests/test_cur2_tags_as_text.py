@@ -78,3 +78,23 @@ def test_tags_as_text_that_is_not_an_object_is_refused_with_its_row(tmp_path: Pa
         f"trainledger: error: {inputs / DATA}, row 7, column resource_tags: expected a JSON object, got "
         """'["user_project", "qwen-coder"]'""",
     )
+
+
+def test_tags_of_another_parquet_type_are_refused(tmp_path: Path, demo_files: Path) -> None:
+    inputs = tmp_path / "inputs"
+    shutil.copytree(demo_files, inputs)
+    data = inputs / DATA
+    rewritten = data.with_name("rewritten.parquet")
+    con = duckdb.connect()
+    con.execute(
+        "COPY (SELECT * REPLACE (map_keys(resource_tags) AS resource_tags) "
+        f"FROM read_parquet('{data}')) TO '{rewritten}' (FORMAT parquet)"
+    )
+    con.close()
+    rewritten.replace(data)
+    result = _nightly(tmp_path, inputs)
+    assert (result.exit_code, result.stderr.splitlines()[-1]) == (
+        1,
+        f"trainledger: error: {data}: column resource_tags: expected a map or a JSON object as text, got "
+        "parquet type VARCHAR[]",
+    )

@@ -417,21 +417,30 @@ def _corrected_cost_loaded(inputs: Inputs, result: Result) -> None:
 
 
 def _cur_corrected_keeping_mtime(inputs: Inputs) -> None:
-    """Last night's CUR 2.0 month (a local csv.gz) corrected in place, its mtime kept: row 42 costs 1 more."""
+    """Last night's CUR 2.0 month (a local csv.gz) corrected in place: one cost 1 higher, the file the same
+    size (the first row for which gzip gives the same length) and its mtime kept, as ``cp -p`` leaves it."""
     header, rows = inputs.cur_rows()
     column = header.index("line_item_unblended_cost")
-    inputs.saved = [(Decimal(rows[41][column]),)]
     stat = inputs.cur.stat()
-    rows[41][column] = str(Decimal(rows[41][column]) + 1)
-    inputs.write_cur(header, rows)
+    for index, row in enumerate(rows):
+        old = row[column]
+        row[column] = str(Decimal(old) + 1)
+        inputs.write_cur(header, rows)
+        if inputs.cur.stat().st_size == stat.st_size:
+            inputs.saved = [(index + 1, Decimal(old) + 1)]
+            break
+        row[column] = old
+    else:
+        raise AssertionError("no same-size correction found")
     os.utime(inputs.cur, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
 
 def _cur_correction_loaded(inputs: Inputs, result: Result) -> None:
+    row, cost = inputs.saved[0]
     assert "ingested\taws-cur2\t2026-11\t2269 rows, billed 67,354.05 USD\n" in result.stdout
-    assert inputs.query("SELECT billed_cost FROM charges WHERE source = 'aws-cur2' AND source_row = 42") == [
-        (inputs.saved[0][0] + 1,)
-    ]
+    assert inputs.query(
+        "SELECT billed_cost FROM charges WHERE source = 'aws-cur2' AND source_row = $row", {"row": row}
+    ) == [(cost,)]
 
 
 def _twelve_decimals_kept(inputs: Inputs, result: Result) -> None:
