@@ -1,6 +1,7 @@
-"""A dead or busy server never hangs the night: every network call outside the connectors (MLflow,
-webhooks, metadata servers) is bounded by its timeout and retries, and the experiment log is read before
-the warehouse's write lock is taken, so readers and the next run are never blocked by a stuck fetch.
+"""A dead or busy server never hangs the night: every network call (MLflow, webhooks, metadata servers, and
+the cloud connectors' S3 and Google APIs) is bounded by its timeout and retries, and the experiment log is
+read before the warehouse's write lock is taken, so readers and the next run are never blocked by a stuck
+fetch.
 
 The servers are real local HTTP servers that accept the connection and never answer (or answer 503)."""
 
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from click.testing import Result
 
 from conftest import Project
 from fakes import Seen, Server, ec2_imds, hangs, http_server
@@ -122,3 +124,67 @@ def test_timeouts_and_retries_are_bounded_in_the_config(tmp_path: Path) -> None:
         config_module.parse("[experiments]\ntimeout_s = 3600\n", "t.toml", tmp_path)
     with pytest.raises(ConfigError, match=r"alerts.retries: Input should be less than or equal to 10"):
         config_module.parse("[alerts]\nretries = 100\n", "t.toml", tmp_path)
+
+
+def _cloud_source_hangs(run, project: Project, source: str) -> tuple[Result, float]:
+    """``ingest`` of one more ``[[sources]]`` entry whose endpoint never answers: the result and its time."""
+    project.write_config(project.config.read_text(encoding="utf-8") + source)
+    began = time.monotonic()
+    result = run("ingest", "--source", "dead")
+    return result, time.monotonic() - began
+
+
+def test_an_s3_endpoint_that_never_answers_fails_the_source_in_seconds(
+    run, project: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-aws-config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-aws-credentials"))
+    with http_server(hangs) as s3:
+        result, took = _cloud_source_hangs(
+            run,
+            project,
+            f'\n[[sources]]\nname = "dead"\nkind = "aws-cur2"\nuri = "s3://billing/cur/ml-cur2"\n'
+            f'endpoint_url = "{s3.url}"\ntimeout_s = 1\nretries = 1\n',
+        )
+    assert result.exit_code == 1, result.stderr
+    assert len(s3.requests) == 2  # one ListObjectsV2, one retry
+    assert result.stderr.splitlines()[-1] == (
+        "trainledger: error: source 'dead': cannot list s3://billing/cur/ml-cur2/: no answer within 1 s, "
+        "2 attempt(s) (the source's timeout_s and retries)"
+    )
+    assert took < 20, f"a dead S3 endpoint held the run {took:.0f}s"
+
+
+def test_a_gcp_api_that_never_answers_fails_the_source_in_seconds(run, project: Project) -> None:
+    with http_server(hangs) as catalog:
+        result, took = _cloud_source_hangs(
+            run,
+            project,
+            f'\n[[sources]]\nname = "dead"\nkind = "gcp-catalog"\napi_endpoint = "{catalog.url}"\n'
+            "timeout_s = 1\nretries = 1\n",
+        )
+    assert result.exit_code == 1, result.stderr
+    assert len(catalog.requests) == 2  # one services.list, one retry
+    last = result.stderr.splitlines()[-1]
+    assert last.startswith(
+        "trainledger: error: source 'dead': reading the Cloud Billing Catalog: no answer within 1 s, "
+        "2 attempt(s) (the source's timeout_s and retries; last: "
+    ), result.stderr
+    assert took < 20, f"a dead Cloud Billing Catalog held the run {took:.0f}s"
+
+
+def test_cloud_timeouts_and_retries_are_bounded_per_source(tmp_path: Path) -> None:
+    from trainledger.core import config as config_module
+    from trainledger.core.errors import ConfigError
+
+    for kind in ("aws-cur2", "gcp-billing"):
+        source = config_module.parse(
+            f'[[sources]]\nname = "s"\nkind = "{kind}"\n', "t.toml", tmp_path
+        ).sources[0]
+        assert (source.options.timeout_s, source.options.retries) == (60.0, 2)  # type: ignore[attr-defined]
+        with pytest.raises(ConfigError, match=r"timeout_s: Input should be less than or equal to 600"):
+            config_module.parse(
+                f'[[sources]]\nname = "s"\nkind = "{kind}"\ntimeout_s = 3600\n', "t.toml", tmp_path
+            )

@@ -12,6 +12,7 @@ import datetime as dt
 import gzip
 import io
 import json
+import os
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -376,6 +377,117 @@ def _cell(row: int, column: str, value: str) -> Callable[[Inputs], None]:
     return lambda inputs: inputs.set_cur_cell(row, column, value)
 
 
+FOCUS_ROW = (
+    "111122223333,444455556666,USD,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,2026-11-03T08:00:00Z,"
+    "2026-11-03T09:00:00Z,Usage,AWS,Amazon Elastic Compute Cloud,i-0f00000000000001,{{}},{cost},{cost},{cost}\n"
+)
+
+
+def _focus_costs(
+    name: str, *costs: str, header: str | None = None, extra: str = ""
+) -> Callable[[Inputs], Path]:
+    """A FOCUS bill of one row per cost (BilledCost = EffectiveCost = ListCost); ``extra`` is appended to
+    the last row (a ragged row)."""
+    head = header or (HOSTILE / "focus" / "header-only.csv").read_text(encoding="utf-8")
+    rows = "".join(FOCUS_ROW.format(cost=c) for c in costs)
+    return lambda inputs: inputs.focus(name, head + rows[:-1] + extra + "\n")
+
+
+def _keep_mtime(path: Path, text: str) -> None:
+    """Rewrite ``path`` with ``text`` of the same size and give it back its modification time (``cp -p``)."""
+    stat = path.stat()
+    assert len(text.encode("utf-8")) == stat.st_size
+    path.write_text(text, encoding="utf-8")
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+
+def _focus_corrected_keeping_mtime(inputs: Inputs) -> Path:
+    """A FOCUS bill loaded by one nightly, then corrected in place: same size, same mtime."""
+    path = _focus_costs("corrected.csv", "4.00")(inputs)
+    assert inputs.nightly().exit_code == 0
+    _keep_mtime(path, path.read_text(encoding="utf-8").replace(",4.00,4.00,4.00", ",5.00,5.00,5.00"))
+    return path
+
+
+def _corrected_cost_loaded(inputs: Inputs, result: Result) -> None:
+    assert "ingested\thostile\t2026-11\t1 rows, billed 5.00 USD\n" in result.stdout
+    assert inputs.query("SELECT billed_cost FROM allocations WHERE source = 'hostile'") == [
+        (Decimal("5.00"),)
+    ]
+
+
+def _cur_corrected_keeping_mtime(inputs: Inputs) -> None:
+    """Last night's CUR 2.0 month (a local csv.gz) corrected in place: one cost 1 higher, the file the same
+    size (the first row for which gzip gives the same length) and its mtime kept, as ``cp -p`` leaves it."""
+    header, rows = inputs.cur_rows()
+    column = header.index("line_item_unblended_cost")
+    stat = inputs.cur.stat()
+    for index, row in enumerate(rows):
+        old = row[column]
+        row[column] = str(Decimal(old) + 1)
+        inputs.write_cur(header, rows)
+        if inputs.cur.stat().st_size == stat.st_size:
+            inputs.saved = [(index + 1, Decimal(old) + 1)]
+            break
+        row[column] = old
+    else:
+        raise AssertionError("no same-size correction found")
+    os.utime(inputs.cur, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+
+def _cur_correction_loaded(inputs: Inputs, result: Result) -> None:
+    row, cost = inputs.saved[0]
+    assert "ingested\taws-cur2\t2026-11\t2269 rows, billed 67,354.05 USD\n" in result.stdout
+    assert inputs.query(
+        "SELECT billed_cost FROM charges WHERE source = 'aws-cur2' AND source_row = $row", {"row": row}
+    ) == [(cost,)]
+
+
+def _twelve_decimals_kept(inputs: Inputs, result: Result) -> None:
+    assert inputs.query("SELECT billed_cost FROM charges WHERE source = 'hostile'") == [
+        (Decimal("0.000000000001"),)
+    ]
+
+
+def _cur_rows_edited(
+    edit: Callable[[list[str], list[list[str]]], tuple[list[str], list[list[str]]]],
+) -> Callable[[Inputs], None]:
+    def prepare(inputs: Inputs) -> None:
+        inputs.write_cur(*edit(*inputs.cur_rows()))
+
+    return prepare
+
+
+def _cur_text_edited(edit: Callable[[str], str]) -> Callable[[Inputs], None]:
+    """The month's csv.gz as text, edited (for what the csv module would not write: ragged rows)."""
+
+    def prepare(inputs: Inputs) -> None:
+        text = gzip.decompress(inputs.cur.read_bytes()).decode("utf-8")
+        inputs.cur.write_bytes(gzip.compress(edit(text).encode("utf-8"), mtime=0))
+
+    return prepare
+
+
+def _cur_duplicate_column(header: list[str], rows: list[list[str]]) -> tuple[list[str], list[list[str]]]:
+    index = header.index("line_item_unblended_cost")
+    return [*header, header[index]], [[*r, r[index]] for r in rows]
+
+
+def _cur_short_row(text: str) -> str:
+    lines = text.split("\n")
+    lines[3] = ",".join(lines[3].split(",")[:5])
+    return "\n".join(lines)
+
+
+def _cur_long_row(text: str) -> str:
+    lines = text.split("\n")
+    lines[3] += ",extra,fields"
+    return "\n".join(lines)
+
+
+BIG = "6" + "0" * 25  # 6e25: below DECIMAL(38, 12)'s 10^26, but two of them are not
+
+
 CASES = [
     # AWS CUR 2.0, csv.gz
     Case(
@@ -704,6 +816,155 @@ CASES = [
         "manual-row-dated-9999-12-31",
         _ledger("9999-12-31,12.00,USD,qwen-coder,data,sft,data,Vendor,labels\n"),
         Refused("{focus}:2, column date: expected a date YYYY-MM-DD (years 2000-2099), got '9999-12-31'"),
+    ),
+    # issue 22, connectors: content-addressed versions, overflowing sums, duplicated columns, ragged rows,
+    # costs finer than DECIMAL(38, 12), tags as JSON text
+    Case(
+        "focus-same-size-correction-mtime-kept",
+        _focus_corrected_keeping_mtime,
+        Handled(_corrected_cost_loaded),
+    ),
+    Case("cur2-correction-mtime-kept", _cur_corrected_keeping_mtime, Handled(_cur_correction_loaded)),
+    Case(
+        "focus-costs-sum-overflows",
+        _focus_costs("overflow.csv", BIG, BIG, BIG),
+        Refused(
+            "{focus}, row 2, column BilledCost: the amounts up to this row add up to 10^26 or more (signs "
+            "aside), more than DECIMAL(38, 12) holds; expected a bill whose totals fit"
+        ),
+    ),
+    Case(
+        "focus-negative-costs-sum-overflows",
+        _focus_costs("overflow.csv", "1.00", "-" + BIG, "-" + BIG),
+        Refused(
+            "{focus}, row 3, column BilledCost: the amounts up to this row add up to 10^26 or more (signs "
+            "aside), more than DECIMAL(38, 12) holds; expected a bill whose totals fit"
+        ),
+    ),
+    Case(
+        "cur2-costs-sum-overflows",
+        lambda inputs: [inputs.set_cur_cell(r, "line_item_unblended_cost", BIG) for r in (3, 9, 11)] and None,
+        Refused(
+            "{cur}, row 9, column line_item_unblended_cost: the amounts up to this row add up to 10^26 or more "
+            "(signs aside), more than DECIMAL(38, 12) holds; expected a bill whose totals fit"
+        ),
+    ),
+    Case(
+        "focus-cost-1e400",
+        _focus_costs("huge.csv", "1e400"),
+        Refused("{focus}, row 1, column BilledCost: expected a decimal number, got '1e400'"),
+    ),
+    Case(
+        "focus-cost-5000-digits",
+        _focus_costs("huge.csv", "9" * 5000),
+        Refused(
+            "{focus}, row 1, column BilledCost: expected a decimal number, got '"
+            + "9" * 57
+            + "...' (5000 characters)"
+        ),
+    ),
+    Case(
+        "cur2-cost-1e400",
+        _cell(8, "line_item_unblended_cost", "1e400"),
+        Refused("{cur}, row 8, column line_item_unblended_cost: expected a finite number, got '1e400'"),
+    ),
+    Case(
+        "cur2-cost-5000-digits",
+        _cell(8, "line_item_unblended_cost", "9" * 5000),
+        Refused(
+            "{cur}, row 8, column line_item_unblended_cost: expected a finite number, got '"
+            + "9" * 57
+            + "...' (5000 characters)"
+        ),
+    ),
+    Case(
+        "focus-duplicated-column",
+        _focus_costs(
+            "duplicated.csv",
+            "4.00",
+            header=(HOSTILE / "focus" / "header-only.csv").read_text(encoding="utf-8").rstrip("\n")
+            + ",BilledCost\n",
+            extra=",4.00",
+        ),
+        Refused("{focus}: column BilledCost appears twice (columns 13 and 16); expected each column once"),
+    ),
+    Case(
+        "focus-duplicated-column-differing-in-case",
+        _focus_costs(
+            "duplicated.csv",
+            "4.00",
+            header=(HOSTILE / "focus" / "header-only.csv").read_text(encoding="utf-8").rstrip("\n")
+            + ",billedcost\n",
+            extra=",4.00",
+        ),
+        Refused(
+            "{focus}: column BilledCost appears twice (columns 13 and 16, as BilledCost and billedcost); "
+            "expected each column once"
+        ),
+    ),
+    Case(
+        "cur2-duplicated-column",
+        _cur_rows_edited(_cur_duplicate_column),
+        Refused(
+            "{cur}: column line_item_unblended_cost appears twice (columns 30 and 115); expected each column once"
+        ),
+    ),
+    Case(
+        "focus-cost-with-13-decimals",
+        _focus_costs("fine.csv", "4e-13"),
+        Refused(
+            "{focus}, row 1, column BilledCost: expected at most 12 decimal places (DECIMAL(38, 12)), got '4e-13'"
+        ),
+    ),
+    Case(
+        "focus-effective-cost-with-13-decimals",
+        lambda inputs: inputs.focus(
+            "fine.csv",
+            (HOSTILE / "focus" / "header-only.csv").read_text(encoding="utf-8")
+            + FOCUS_ROW.format(cost="1.00").replace(",1.00,1.00,1.00", ",1.00,0.9999999999999,1.00"),
+        ),
+        Refused(
+            "{focus}, row 1, column EffectiveCost: expected at most 12 decimal places (DECIMAL(38, 12)), "
+            "got '0.9999999999999'"
+        ),
+    ),
+    Case("focus-cost-with-12-decimals", _focus_costs("fine.csv", "1000e-15"), Handled(_twelve_decimals_kept)),
+    Case(
+        "cur2-cost-with-13-decimals",
+        _cell(12, "line_item_unblended_cost", "0.0000000000004"),
+        Refused(
+            "{cur}, row 12, column line_item_unblended_cost: expected at most 12 decimal places "
+            "(DECIMAL(38, 12)), got '0.0000000000004'"
+        ),
+    ),
+    Case(
+        "focus-long-row",
+        _focus_costs("long-row.csv", "4.00", "4.00", extra=",surplus"),
+        Refused("{focus}: row 2 has 16 field(s), expected 15 as in the header line"),
+    ),
+    Case(
+        "cur2-short-row",
+        _cur_text_edited(_cur_short_row),
+        Refused("{cur}: row 3 has 5 field(s), expected 114 as in the header line"),
+    ),
+    Case(
+        "cur2-long-row",
+        _cur_text_edited(_cur_long_row),
+        Refused("{cur}: row 3 has 116 field(s), expected 114 as in the header line"),
+    ),
+    Case(
+        "cur2-tags-json-array",
+        _cell(5, "resource_tags", '["user_project", "qwen-coder"]'),
+        Refused(
+            """{cur}, row 5, column resource_tags: expected a JSON object, got '["user_project", "qwen-coder"]'"""
+        ),
+    ),
+    Case(
+        "cur2-tags-json-string",
+        _cell(5, "resource_tags", json.dumps(json.dumps({"user_project": "qwen-coder"}))),
+        Refused(
+            """{cur}, row 5, column resource_tags: expected a JSON object, got '"{{\\"user_project\\": \\"qwen-coder\\"}}"'"""
+        ),
     ),
 ]
 

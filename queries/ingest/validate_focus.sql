@@ -3,7 +3,8 @@
 -- Times must be ISO 8601 in UTC, as FOCUS requires of every date/time column (iso_utc_text: schema.sql);
 -- without a zone they are UTC (the session time zone is UTC). Anything else (4/1/25, a local offset) and
 -- any year outside 2000-2099 (bill_time) is refused, never made a billing period. A charge period outside
--- its billing period is kept: FOCUS corrections may refer to earlier usage.
+-- its billing period is kept: FOCUS corrections may refer to earlier usage. A cost written with more than
+-- 12 decimal places is refused (money_decimals: schema.sql), never rounded.
 WITH raw AS (
     SELECT filename AS file, file_row_number + 1 AS row_no, * EXCLUDE (filename, file_row_number)
     FROM focus_raw_full
@@ -31,6 +32,17 @@ FROM (
     UNION ALL
     SELECT file, row_no, 'ListCost', 'expected a decimal number, got ''' || CAST(ListCost AS VARCHAR) || '''', 3
     FROM typed WHERE ListCost IS NOT NULL AND TRY_CAST(CAST(ListCost AS VARCHAR) AS DECIMAL(38, 12)) IS NULL
+    UNION ALL
+    SELECT file, row_no, column_name,
+           'expected at most 12 decimal places (DECIMAL(38, 12)), got ''' || CAST(value AS VARCHAR) || '''', 3
+    FROM (
+        SELECT file, row_no, 'BilledCost' AS column_name, BilledCost AS value FROM typed
+        UNION ALL
+        SELECT file, row_no, 'EffectiveCost', EffectiveCost FROM typed
+        UNION ALL
+        SELECT file, row_no, 'ListCost', ListCost FROM typed
+    )
+    WHERE money_decimals(value) > 12
     UNION ALL
     SELECT file, row_no, 'BillingCurrency',
            'expected an ISO 4217 currency code such as USD, got '

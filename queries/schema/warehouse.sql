@@ -319,6 +319,22 @@ CREATE MACRO IF NOT EXISTS double_to_money(x) AS CAST(CAST(CAST(x AS DOUBLE) AS 
 CREATE MACRO IF NOT EXISTS fits_money(x) AS
     coalesce(isfinite(TRY_CAST(x AS DOUBLE)) AND abs(TRY_CAST(x AS DOUBLE)) < 1e26, x IS NULL);
 
+-- How many decimal places a money value written as text carries, its exponent applied (4e-13: 13,
+-- 1000e-15: 12, 0.50: 1; an exponent too large to read: 99), so that what DECIMAL(38, 12) would round away
+-- is refused rather than made 0. A typed value (a parquet DOUBLE or DECIMAL) counts 0: its digits are the
+-- binary number's, not the provider's.
+CREATE MACRO IF NOT EXISTS money_text_decimals(m) AS
+    CASE
+        WHEN m.exponent <> '' AND TRY_CAST(m.exponent AS INTEGER) IS NULL THEN 99
+        WHEN rtrim(m.fraction, '0') <> '' THEN length(rtrim(m.fraction, '0')) - coalesce(TRY_CAST(m.exponent AS INTEGER), 0)
+        WHEN ltrim(m.whole, '0') = '' THEN 0
+        ELSE -coalesce(TRY_CAST(m.exponent AS INTEGER), 0) - (length(m.whole) - length(rtrim(m.whole, '0')))
+    END;
+CREATE MACRO IF NOT EXISTS money_decimals(x) AS
+    CASE WHEN typeof(x) <> 'VARCHAR' THEN 0 ELSE money_text_decimals(
+        regexp_extract(trim(CAST(x AS VARCHAR)), '^[+-]?([0-9]*)(?:[.]([0-9]*))?(?:[eE]([+-]?[0-9]+))?$',
+                       ['whole', 'fraction', 'exponent'])) END;
+
 -- Exact integer units of 1e-12 of a DECIMAL(38, 12) value, for splitting without loss. Whole and fractional
 -- parts apart, so a large quantity (GCP byte-seconds) does not overflow DECIMAL(38, 12) on the way.
 CREATE MACRO IF NOT EXISTS to_units(x) AS

@@ -23,7 +23,15 @@ from trainledger.connectors import aws_cur2, sql, staging
 from trainledger.connectors.aws_session import EXAMPLE_OPTIONS
 from trainledger.connectors.contract import Delivery, Example, Staged
 from trainledger.connectors.locations import AwsFiles, open_storage
-from trainledger.connectors.storage import Entry, LocalStorage, Storage, fingerprint, read_manifest, resolve
+from trainledger.connectors.storage import (
+    ContentHashes,
+    Entry,
+    LocalStorage,
+    Storage,
+    fingerprint,
+    read_manifest,
+    resolve,
+)
 from trainledger.core.config import Config, SourceConfig
 from trainledger.core.errors import InputError, SourceError
 from trainledger.core.reporter import Reporter
@@ -183,7 +191,7 @@ def deliveries(
 ) -> list[Delivery]:
     storage = open_storage(source, config)
     if isinstance(storage, LocalStorage) and storage.root.is_file():
-        storage = _SingleFile(storage.root)
+        storage = _SingleFile(storage.root, storage.hashes)
     return assemblies(storage, period, source.name, reporter)
 
 
@@ -212,10 +220,11 @@ def stage(
 class _SingleFile(LocalStorage):
     """One local report file given directly as the ``uri``."""
 
-    def __init__(self, path: Path) -> None:
-        super().__init__(path.parent)
+    def __init__(self, path: Path, hashes: ContentHashes) -> None:
+        super().__init__(path.parent, hashes)
         self.path = path
 
     def entries(self) -> list[Entry]:
-        stat = self.path.stat()
-        return [Entry(self.path.name, stat.st_size, str(stat.st_mtime_ns))]
+        entry = Entry(self.path.name, self.path.stat().st_size, self.hashes.of(self.path))
+        self.hashes.save()
+        return [entry]

@@ -75,6 +75,14 @@ OPTIONAL = {
     "split_line_item_public_on_demand_split_cost": "DOUBLE",
 }
 
+# The cost columns whose totals charges and reports make (each must fit DECIMAL(38, 12): staging.check_sums).
+SUMMED = (
+    "line_item_unblended_cost",
+    "pricing_public_on_demand_cost",
+    "reservation_effective_cost",
+    "savings_plan_savings_plan_effective_cost",
+)
+
 MAP_COLUMNS = ("resource_tags", "product", "cost_category", "discount")
 
 
@@ -162,7 +170,8 @@ def scan(con: Connection, files: list[Path]) -> None:
     """Create the raw view over the period's files, parquet or csv.gz, with maps as maps."""
     found = staging.formats(files)
     if found == {"parquet"}:
-        staging.read_parquet(con, RAW_VIEW, files)
+        staging.read_parquet(con, f"{RAW_VIEW}_typed", files)
+        staging.derive_view(con, RAW_VIEW, f"{RAW_VIEW}_typed", _maps_from_text(con, f"{RAW_VIEW}_typed"))
         return
     if found == {"csv"}:
         # One delivery shares one header, so no union_by_name: it holds a read buffer per file (~17 MB each),
@@ -177,6 +186,31 @@ def scan(con: Connection, files: list[Path]) -> None:
         staging.derive_view(con, RAW_VIEW, f"{RAW_VIEW}_numbered", select)
         return
     raise InputError(f"{files[0].parent}: expected .parquet or .csv.gz data files, got {files[0]}")
+
+
+def _maps_from_text(con: Connection, view: str) -> sql.Fragment:
+    """The parquet columns, with map columns some exports write as JSON text (``{"user_project": "x"}``)
+    read as maps; a cell that is not a JSON object, or a map column of another type, is an error."""
+    types = staging.view_columns(con, view)
+    texts = []
+    for column in MAP_COLUMNS:
+        kind = types.get(column)
+        if kind is None or kind.startswith("MAP("):
+            continue
+        if kind != "VARCHAR":
+            raise InputError(
+                f"{_first_file(con, view)}: column {column}: expected a map or a JSON object as text, got "
+                f"parquet type {kind}"
+            )
+        texts.append(column)
+    staging.check_json_objects(con, view, texts)
+    replace = sql.columns(sql.alias(_json_map(sql.ident(m)), m) for m in texts)
+    return sql.Fragment(f"* REPLACE ({replace.text})" if texts else "*")
+
+
+def _first_file(con: Connection, view: str) -> str:
+    row = sql.run(con, "ingest/first_file", view=sql.ident(view)).fetchone()
+    return str(row[0]) if row else view
 
 
 def _json_map(column: sql.Fragment) -> sql.Fragment:
@@ -231,6 +265,7 @@ def stage_files(
     csv_files = [(f, s) for f, s in zip(files, shown, strict=True) if not f.name.endswith(".parquet")]
     staging.add_missing_columns(con, RAW_VIEW, OPTIONAL, REQUIRED, where, what, csv_files)
     staging.first_problem(con, "ingest/validate_cur2", {"period": period})
+    staging.check_sums(con, f"{RAW_VIEW}_full", SUMMED)
     scope = {"only": only if period is None else None}
     if (con.execute(queries.load("ingest/line_items_repeated"), scope).fetchone() or (0,))[0]:
         staging.first_problem(con, "ingest/validate_line_items_unique", scope)

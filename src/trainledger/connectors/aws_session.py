@@ -3,6 +3,8 @@
 ``role_arn`` is assumed with STS (the usual way into a payer account). ``endpoint_url`` is passed to every
 client of the source (S3-compatible stores, local fakes); without it boto3 applies its own
 ``AWS_ENDPOINT_URL`` / ``AWS_ENDPOINT_URL_<SERVICE>`` environment variables, as it always does.
+Every request waits at most ``timeout_s`` to connect and for each read, and is retried ``retries`` times
+with botocore's backoff, so an endpoint that never answers fails the source in minutes at most.
 AWS failures become one-line :class:`SourceError` messages naming what was asked and by whom.
 """
 
@@ -10,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from trainledger.core.config import SourceConfig, SourceOptions
+from trainledger.core.config import Retries, Seconds, SourceConfig, SourceOptions
 from trainledger.core.errors import SourceError
 
 
@@ -21,6 +23,8 @@ class AwsOptions(SourceOptions):
     role_arn: str | None = None
     region: str | None = None
     endpoint_url: str | None = None
+    timeout_s: Seconds = 60.0  # per request: to connect, and for each read
+    retries: Retries = 2  # after the first attempt, with backoff
 
 
 EXAMPLE_OPTIONS = (
@@ -64,7 +68,7 @@ class AwsContext:
             try:
                 base = boto3.Session(profile_name=self.options.profile, region_name=self.options.region)
                 if self.options.role_arn:
-                    sts = base.client("sts", endpoint_url=self.options.endpoint_url)
+                    sts = base.client("sts", endpoint_url=self.options.endpoint_url, config=self._config())
                     creds = sts.assume_role(RoleArn=self.options.role_arn, RoleSessionName="trainledger")[
                         "Credentials"
                     ]
@@ -86,15 +90,23 @@ class AwsContext:
             self._session = base
         return self._session
 
-    def client(self, service: str, region: str | None = None) -> Any:
+    def _config(self) -> Any:
         from botocore.config import Config
 
+        return Config(
+            connect_timeout=self.options.timeout_s,
+            read_timeout=self.options.timeout_s,
+            retries={"total_max_attempts": self.options.retries + 1, "mode": "standard"},
+            max_pool_connections=16,
+        )
+
+    def client(self, service: str, region: str | None = None) -> Any:
         session = self.session()
         return session.client(
             service,
             region_name=region or session.region_name or "us-east-1",
             endpoint_url=self.options.endpoint_url,
-            config=Config(retries={"max_attempts": 5, "mode": "standard"}, max_pool_connections=16),
+            config=self._config(),
         )
 
     def identity(self) -> str:
@@ -129,6 +141,12 @@ class AwsContext:
             return SourceError(
                 f"{prefix}: no AWS credentials found (environment, ~/.aws, instance role); set `profile` or "
                 "configure the standard chain"
+            )
+        if isinstance(exc, botocore.exceptions.ReadTimeoutError | botocore.exceptions.ConnectTimeoutError):
+            attempts = self.options.retries + 1
+            return SourceError(
+                f"{prefix}: no answer within {self.options.timeout_s:g} s, {attempts} attempt(s) "
+                "(the source's timeout_s and retries)"
             )
         if isinstance(exc, botocore.exceptions.EndpointConnectionError):
             return SourceError(f"{prefix}: cannot reach {exc.kwargs.get('endpoint_url', 'the endpoint')}")

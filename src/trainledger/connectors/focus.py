@@ -11,7 +11,8 @@ from pathlib import Path
 
 from trainledger.connectors import periods, sql, staging
 from trainledger.connectors.contract import Delivery, Example, Staged
-from trainledger.connectors.locations import LocalFiles, files_under, local_path, required_uri
+from trainledger.connectors.locations import LocalFiles, content_hashes, files_under, local_path, required_uri
+from trainledger.connectors.storage import ContentHashes
 from trainledger.core.config import Config, SourceConfig
 from trainledger.core.errors import InputError
 from trainledger.core.reporter import Reporter
@@ -52,11 +53,12 @@ Options = LocalFiles
 EXAMPLE = Example("billing/focus.csv", "any provider's FOCUS 1.x CSV or parquet, a file or folder")
 
 
-def _fingerprint(files: list[Path]) -> str:
+def _fingerprint(files: list[Path], hashes: ContentHashes) -> str:
+    """The files' names and contents: a same-size correction with its mtime kept (``cp -p``) is a change."""
     digest = hashlib.sha256()
     for f in files:
-        stat = f.stat()
-        digest.update(f"{f}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
+        digest.update(f"{f}:{hashes.of(f)}\n".encode())
+    hashes.save()
     return digest.hexdigest()
 
 
@@ -87,7 +89,7 @@ def deliveries(
     uri = required_uri(source, source.options_as(LocalFiles).uri)
     root = local_path(source, config, uri, remote="kind focus reads local files; use aws-focus for s3://")
     files = files_under(root, SUFFIXES, "FOCUS files (.csv, .csv.gz, .parquet)")
-    return [Delivery(None, _fingerprint(files), files)]
+    return [Delivery(None, _fingerprint(files, content_hashes(source, config)), files)]
 
 
 def stage(
@@ -108,5 +110,6 @@ def stage_files(
     csv_files = [(f, s) for f, s in zip(files, shown, strict=True) if not f.name.endswith(".parquet")]
     staging.add_missing_columns(con, RAW_VIEW, OPTIONAL, REQUIRED, where, "FOCUS", csv_files)
     staging.first_problem(con, "ingest/validate_focus", {})
+    staging.check_sums(con, f"{RAW_VIEW}_full", ("BilledCost", "EffectiveCost", "ListCost"))
     periods.stage_table(con, "ingest/normalize_focus", {"source": source})
     return Staged(shown)

@@ -19,6 +19,7 @@ import gzip
 import os
 import re
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -258,13 +259,19 @@ def read_bigquery(
     reporter.step(f"{source.name}: querying {table} for rows exported since {since:%Y-%m-%d %H:%M:%S} UTC")
     try:
         client = bigquery.Client(project=project, **gcp_api.client_kwargs(source))
-        rows = client.query_and_wait(
-            sql.render("ingest/bigquery_billing_rows", table=sql.Fragment(f"`{table}`")),
-            job_config=config,
-            page_size=PAGE_SIZE,
-            api_timeout=gcp_api.TIMEOUT_S,
-        )
-        arrow = rows.to_arrow(create_bqstorage_client=False)
+
+        def query(timeout: float) -> Any:
+            rows = client.query_and_wait(
+                sql.render("ingest/bigquery_billing_rows", table=sql.Fragment(f"`{table}`")),
+                job_config=config,
+                page_size=PAGE_SIZE,
+                api_timeout=timeout,
+                retry=None,  # type: ignore[arg-type]  # None: no retry of the library's own (bounded does)
+                job_retry=None,  # type: ignore[arg-type]
+            )
+            return rows.to_arrow(create_bqstorage_client=False)
+
+        arrow = gcp_api.bounded(source, query)
     except gcp_api.api_errors() as exc:
         hints = {
             "permission denied": (
@@ -299,7 +306,11 @@ def _download(source: SourceConfig, config: Config, uri: str, reporter: Reporter
     paths = []
     try:
         client = storage.Client(project=options.project, **gcp_api.client_kwargs(source))
-        for blob in client.list_blobs(bucket_name, prefix=prefix):
+        blobs = gcp_api.bounded(
+            source,
+            lambda timeout: list(client.list_blobs(bucket_name, prefix=prefix, timeout=timeout, retry=None)),
+        )
+        for blob in blobs:
             if not blob.name.endswith(FILE_SUFFIXES):
                 continue
             local = root / blob.name
@@ -308,7 +319,10 @@ def _download(source: SourceConfig, config: Config, uri: str, reporter: Reporter
             if local.is_file() and local.stat().st_size == blob.size and local.stat().st_mtime == stamp:
                 continue
             local.parent.mkdir(parents=True, exist_ok=True)
-            blob.download_to_filename(str(local))
+            gcp_api.bounded(
+                source,
+                partial(blob.download_to_filename, str(local), retry=None),
+            )
             if stamp is not None:
                 os.utime(local, (stamp, stamp))
             reporter.detail(f"{source.name}: downloaded gs://{bucket_name}/{blob.name}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 from trainledger.connectors import IngestResult, gcp_api, sql
@@ -77,6 +78,11 @@ Options = gcp_api.GcpOptions
 EXAMPLE = Example(None, "GCP list prices of GPUs for the estimator")
 
 
+def _skus(client: Any, service: str, timeout: float) -> list[Any]:
+    """Every SKU of a service, all pages (one attempt of :func:`gcp_api.bounded`)."""
+    return list(client.list_skus(parent=service, timeout=timeout, retry=None))
+
+
 def pull(
     con: Connection, source: SourceConfig, config: Config, period: str | None, reporter: Reporter
 ) -> list[IngestResult]:
@@ -86,10 +92,19 @@ def pull(
     rows: list[tuple[Any, ...]] = []
     try:
         client = billing_v1.CloudCatalogClient(transport="rest", **gcp_api.client_kwargs(source))
-        services = [s for s in client.list_services(timeout=gcp_api.TIMEOUT_S) if s.display_name in SERVICES]
+        services = gcp_api.bounded(
+            source,
+            lambda timeout: [
+                s for s in client.list_services(timeout=timeout, retry=None) if s.display_name in SERVICES
+            ],
+        )
         for service in services:
             reporter.step(f"{source.name}: reading {service.display_name} SKUs")
-            for sku in client.list_skus(parent=service.name, timeout=gcp_api.TIMEOUT_S):
+            skus = gcp_api.bounded(
+                source,
+                partial(_skus, client, service.name),
+            )
+            for sku in skus:
                 rows.extend(_rows(source.name, service, sku, fetched_at))
     except gcp_api.api_errors() as exc:
         hints = {

@@ -37,7 +37,11 @@ def _project_number(source: SourceConfig, project: str, reporter: Reporter) -> s
 
     try:
         client = compute_v1.ProjectsClient(transport="rest", **gcp_api.client_kwargs(source))
-        return str(client.get(project=project, timeout=gcp_api.TIMEOUT_S).id)
+        return str(
+            gcp_api.bounded(
+                source, lambda timeout: client.get(project=project, timeout=timeout, retry=None)
+            ).id
+        )
     except gcp_api.api_errors() as exc:
         reporter.warn(str(gcp_api.source_error(source, exc, f"reading project {project}'s number")))
         return None
@@ -91,9 +95,12 @@ def pull(
     try:
         client = compute_v1.InstancesClient(transport="rest", **gcp_api.client_kwargs(source))
         request = compute_v1.AggregatedListInstancesRequest(project=project)
+        listed = gcp_api.bounded(
+            source, lambda timeout: list(client.aggregated_list(request=request, timeout=timeout, retry=None))
+        )
         instances = [
             (zone, instance)
-            for zone, scoped in client.aggregated_list(request=request, timeout=gcp_api.TIMEOUT_S)
+            for zone, scoped in listed
             for instance in scoped.instances
             if not regions or _last(instance.zone).rsplit("-", 1)[0] in regions
         ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from trainledger.connectors.aws_session import AwsOptions
-from trainledger.connectors.storage import LocalStorage, Storage
+from trainledger.connectors.storage import ContentHashes, LocalStorage, Storage
 from trainledger.core.config import Config, SourceConfig, SourceOptions
 from trainledger.core.errors import SourceError
 
@@ -73,4 +73,9 @@ def open_storage(source: SourceConfig, config: Config) -> Storage:
 
         return S3Storage(AwsContext(source), uri, default_cache_dir(source, config, options.cache_dir))
     remote = f"kind {source.kind} reads s3:// or a local folder, not {uri}"
-    return LocalStorage(local_path(source, config, uri, remote=remote))
+    return LocalStorage(local_path(source, config, uri, remote=remote), content_hashes(source, config))
+
+
+def content_hashes(source: SourceConfig, config: Config) -> ContentHashes:
+    """The content hashes of a source's local files, kept in its cache folder between runs."""
+    return ContentHashes(default_cache_dir(source, config, None) / "content-hashes.json")

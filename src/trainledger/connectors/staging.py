@@ -126,7 +126,9 @@ def check_json_objects(con: Connection, view: str, columns: Sequence[str]) -> No
         ).fetchone()
         if row:
             file, line, text = row
-            raise InputError(f"{file}, row {line}, column {column}: expected a JSON object, got '{text}'")
+            raise InputError(
+                one_line(f"{file}, row {line}, column {column}: expected a JSON object, got '{text}'")
+            )
 
 
 _SAMPLE_BYTES = 1 << 20
@@ -176,8 +178,37 @@ def csv_shape_problem(path: Path) -> str | None:
     rows = list(csv.reader(complete))
     width = len(rows[0])
     for number, row in enumerate(rows[1:], start=1):
-        if row and len(row) < width:
+        if row and len(row) != width:
             return f"row {number} has {len(row)} field(s), expected {width} as in the header line"
+    return None
+
+
+def _header(path: Path) -> list[str]:
+    """The first line of a CSV (or csv.gz) file as fields; empty when it cannot be read."""
+    try:
+        with path.open("rb") as raw:
+            gzipped = raw.read(2) == b"\x1f\x8b"
+        opener = gzip.open if gzipped else open
+        with opener(path, "rt", encoding="utf-8", errors="replace", newline="") as handle:
+            line = handle.readline(_SAMPLE_BYTES)
+    except (OSError, EOFError):
+        return []  # DuckDB's own reading names the damage
+    return next(csv.reader([line]), [])
+
+
+def duplicated_column(path: Path) -> str | None:
+    """A column named twice in a CSV file's header line (names compare as DuckDB does, ignoring case),
+    in words; else None. DuckDB would read the second as ``<name>_1`` and one of them would be lost."""
+    seen: dict[str, tuple[int, str]] = {}
+    for position, name in enumerate(_header(path), start=1):
+        key = name.strip().lower()
+        if not key:
+            continue
+        if key in seen:
+            first, spelled = seen[key]
+            both = "" if spelled == name else f", as {spelled} and {name}"
+            return f"column {spelled} appears twice (columns {first} and {position}{both}); expected each column once"
+        seen[key] = (position, name)
     return None
 
 
@@ -197,9 +228,13 @@ def add_missing_columns(
 ) -> None:
     """Fail on a missing required column; give absent optional ones typed NULLs (schemas vary by month).
 
-    ``files`` (local path, name to show) are the CSV files read: when columns seem missing, a file that is
-    not the CSV its name says (other separators, short rows, JSON) is named with what it really holds.
+    ``files`` (local path, name to show) are the CSV files read: a column named twice in one is an error;
+    when columns seem missing, a file that is not the CSV its name says (other separators, ragged rows,
+    JSON) is named with what it really holds.
     """
+    for local, shown in files:
+        if problem := duplicated_column(local):
+            raise InputError(one_line(f"{shown}: {problem}"))
     columns = view_columns(con, view)
     lowered = {c.lower(): c for c in columns}
     missing = [c for c in required if c.lower() not in lowered]
@@ -230,7 +265,43 @@ def first_problem(con: Connection, query: str, params: dict[str, Any]) -> None:
     if row:
         file, line, column, problem = row
         where = f"{file}, row {line}" if line is not None else f"{file}"
-        raise InputError(f"{where}, column {column}: {problem}")
+        raise InputError(f"{where}, column {column}: {one_line(_LONG_VALUE.sub(_shortened, problem))}")
+
+
+_LONG_VALUE = re.compile(r"'([^'\n]{61,})'")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """A message quoting bill values as one line: control characters and line breaks show as ``\\u000a``."""
+    return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def _shortened(match: re.Match[str]) -> str:
+    """A quoted value of more than 60 characters (a 5,000-digit number) as its start and its length."""
+    return f"'{match.group(1)[:57]}...' ({len(match.group(1))} characters)"
+
+
+# Below 10^26 with room for the rounding of a DOUBLE sum over millions of rows (relative error ~1e-9).
+SUM_BOUND = 0.999999e26
+
+
+def check_sums(con: Connection, view: str, columns: Iterable[str]) -> None:
+    """Refuse a bill whose amounts add up to 10^26 or more in a cost column (signs aside): every sum of
+    them (a period's total, a project's cost) must fit DECIMAL(38, 12). Names the row where it is reached."""
+    for column in columns:
+        slots = {"view": sql.ident(view), "column": sql.ident(column)}
+        (total,) = sql.run(con, "ingest/cost_sizes", **slots).fetchone() or (None,)
+        if total is None or total < SUM_BOUND:
+            continue
+        file, row = sql.run(con, "ingest/cost_sum_reached", {"bound": SUM_BOUND}, **slots).fetchone() or (
+            "?",
+            "?",
+        )
+        raise InputError(
+            f"{file}, row {row}, column {column}: the amounts up to this row add up to 10^26 or more (signs "
+            "aside), more than DECIMAL(38, 12) holds; expected a bill whose totals fit"
+        )
 
 
 def show_files_as(con: Connection, view: str, names: dict[str, str] | None) -> None:

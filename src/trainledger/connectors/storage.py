@@ -23,7 +23,7 @@ class Entry:
 
     key: str
     size: int
-    tag: str  # the ETag on S3, the modification time on disk: changes whenever the object is rewritten
+    tag: str  # the ETag on S3, a content hash on disk: changes whenever the content does
 
 
 class Storage(Protocol):
@@ -94,11 +94,58 @@ def safe_key(key: str) -> str:
     return key
 
 
+class ContentHashes:
+    """SHA-256 of local files' content, the version of a local bill (a same-size correction copied with its
+    mtime kept, ``cp -p`` or ``rsync -a``, is a change).
+
+    A file is hashed again only when its device, inode, size, mtime or ctime moved since it was last hashed:
+    the kernel sets ctime on every write and on every change of mtime, and nothing can set it back, so an
+    unchanged night reads no bill. The known hashes are kept in ``path`` (JSON) between runs.
+    """
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path
+        self._known: dict[str, list[str]] = {}
+        if path is not None and path.is_file():
+            try:
+                loaded = json.loads(path.read_text(encoding="utf-8"))
+                self._known = loaded if isinstance(loaded, dict) else {}
+            except (OSError, ValueError):
+                self._known = {}  # a damaged cache only costs hashing again
+        self._changed = False
+
+    def of(self, file: Path) -> str:
+        stat = file.stat()
+        key = f"{stat.st_dev}:{stat.st_ino}:{stat.st_size}:{stat.st_mtime_ns}:{stat.st_ctime_ns}"
+        known = self._known.get(str(file))
+        if isinstance(known, list) and len(known) == 2 and known[0] == key:
+            return str(known[1])
+        with file.open("rb") as handle:
+            digest = hashlib.file_digest(handle, "sha256").hexdigest()
+        self._known[str(file)] = [key, digest]
+        self._changed = True
+        return digest
+
+    def save(self) -> None:
+        """Keep the hashes for the next run (best effort: without them, files are hashed again)."""
+        if self.path is None or not self._changed:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_name(self.path.name + ".tmp")
+            tmp.write_text(json.dumps(self._known), encoding="utf-8")
+            tmp.rename(self.path)  # atomic on POSIX
+            self._changed = False
+        except OSError:
+            pass
+
+
 class LocalStorage:
     """A folder playing the bucket prefix: the same layout as in S3, read in place."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, hashes: ContentHashes | None = None) -> None:
         self.root = root
+        self.hashes = hashes or ContentHashes()
         self._entries: list[Entry] | None = None
 
     def describe(self, key: str = "") -> str:
@@ -109,9 +156,9 @@ class LocalStorage:
             found = []
             for path in sorted(self.root.rglob("*")):
                 if path.is_file():
-                    stat = path.stat()
                     key = path.relative_to(self.root).as_posix()
-                    found.append(Entry(key, stat.st_size, str(stat.st_mtime_ns)))
+                    found.append(Entry(key, path.stat().st_size, self.hashes.of(path)))
+            self.hashes.save()
             self._entries = found
         return self._entries
 
