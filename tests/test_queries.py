@@ -71,6 +71,9 @@ def test_every_query_file_is_used_by_the_commands(
 OTHER_DAYS = {
     "ingest/validate_line_items_unique": "a bill with a repeated line item (tests/hostile)",
     "ingest/bigquery_billing_rows": "gcp-billing from BigQuery (test_gcp_billing)",
+    "ingest/bigquery_focus_rows": "gcp-focus from BigQuery (test_gcp_focus)",
+    "ingest/validate_gcp_focus": "gcp-focus (test_gcp_focus)",
+    "ingest/normalize_gcp_focus": "gcp-focus (test_gcp_focus)",
     "ingest/delete_prices": "gcp-catalog (test_gcp_inventory)",
     "ingest/insert_price": "gcp-catalog (test_gcp_inventory)",
     "ingest/insert_seen_resource": "an inventory that finds resources (test_aws_tags, test_gcp_inventory)",

@@ -43,6 +43,13 @@ SOURCE_EXAMPLES: dict[str, SourceExample] = {
         "GCP Cloud Billing export: its rows as parquet / JSON Lines, or the BigQuery table",
         ('# table = "my-project.billing.gcp_billing_export_resource_v1_XXXXXX"  # instead of uri',),
     ),
+    "gcp-focus": SourceExample(
+        "gs://my-billing-bucket/focus/",
+        "Google's FOCUS export (Preview): its rows as parquet / JSON Lines, or the BigQuery table",
+        (
+            '# table = "my-project.gcp_billing_immutable_XXXXXX_us.gcp_billing_export_focus_XXXXXX"  # instead of uri',
+        ),
+    ),
     "gcp-catalog": SourceExample(None, "GCP list prices of GPUs for the estimator", ()),
     "gcp-labels": SourceExample(
         None,
