@@ -170,10 +170,19 @@ def _timestamp_param(text: str) -> datetime:
     return datetime.fromisoformat(text.replace(" ", "T")).astimezone(UTC)
 
 
+def _invoice_month(row: Json) -> str | None:
+    return (row.get("invoice") or {}).get("month")
+
+
 @dataclass
 class Table:
+    """A fixture table: ``exported`` names the column ``@since`` filters on, ``month`` reads a row's
+    invoice month (YYYYMM) for ``@invoice_month`` (the detailed export's by default)."""
+
     schema: list[Json]
     rows: list[Json]
+    exported: str = "export_time"
+    month: Callable[[Json], str | None] = _invoice_month
 
 
 class BigQueryFake(FakeServer):
@@ -181,7 +190,7 @@ class BigQueryFake(FakeServer):
 
     A query's table is the backtick-quoted name in its text; rows are filtered by the ``since``
     (``export_time >= @since``) and ``invoice_month`` (``invoice.month = @invoice_month``) parameters,
-    the only evaluation done here. ``denied`` tables answer 403, unknown tables 404.
+    the only evaluation done here (a FOCUS table filters on its own columns: ``Table``). ``denied`` tables answer 403, unknown tables 404.
     """
 
     def __init__(
@@ -224,9 +233,9 @@ class BigQueryFake(FakeServer):
         rows = table.rows
         if params.get("since"):
             since = _timestamp_param(params["since"])
-            rows = [r for r in rows if r["export_time"] >= since]
+            rows = [r for r in rows if r[table.exported] >= since]
         if params.get("invoice_month"):
-            rows = [r for r in rows if (r.get("invoice") or {}).get("month") == params["invoice_month"]]
+            rows = [r for r in rows if table.month(r) == params["invoice_month"]]
         job_id = f"job_{uuid.uuid4().hex[:12]}"
         self.jobs[job_id] = {"project": project, "schema": table.schema, "rows": rows, "query": sql}
         return {"jobId": job_id, "projectId": project, "location": "US"}

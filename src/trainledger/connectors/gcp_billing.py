@@ -27,14 +27,13 @@ import duckdb
 
 from trainledger.connectors import IngestResult, gcp_api, periods, sql, staging
 from trainledger.connectors.contract import Example, Staged
+from trainledger.connectors.gcp_flat import RAW_VIEW, Export, create_flat_view
 from trainledger.connectors.locations import default_cache_dir, files_under, local_path
 from trainledger.core.config import Config, SourceConfig
 from trainledger.core.errors import InputError, SourceError
 from trainledger.core.reporter import Reporter
 from trainledger.warehouse.connection import Connection
 
-RAW_VIEW = "gcp_billing_raw"
-FLAT_VIEW = "gcp_flat"
 NEW = "gcp_new_charges"
 WATERMARK_PREFIX = "export_time<="
 
@@ -106,124 +105,22 @@ REQUIRED = (
     "invoice.month",
     "cost_type",
 )
-SQL_TYPES = {"text": "VARCHAR", "decimal": "DECIMAL(38, 12)", "double": "DOUBLE", "time": "TIMESTAMP"}
-VARCHAR = duckdb.sqltype("VARCHAR")
 FILE_SUFFIXES = staging.SUFFIXES["parquet"] + staging.SUFFIXES["json"]
 
 
-# ---------------------------------------------------------------------------------------------------------
-# Adapting any export file (or query result) to one flat, typed view.
-# ---------------------------------------------------------------------------------------------------------
-
-
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _lookup(types: dict[str, Any], path: str) -> tuple[str, Any] | None:
-    """SQL expression and DuckDB type of a dotted export path, or None when the data lacks it.
-
-    ``types`` maps column names to DuckDB relation types (``.id``, ``.children``); a JSON-typed record
-    (what DuckDB infers from all-empty objects) is read with json_extract_string.
-    """
-    head, *rest = path.split(".")
-    lowered = {name.lower(): name for name in types}
-    if head.lower() not in lowered:
-        return None
-    name = lowered[head.lower()]
-    expr, kind = _quote(name), types[name]
-    for part in rest:
-        if kind.id == "struct":
-            children = {child.lower(): (child, t) for child, t in kind.children}
-            if part.lower() not in children:
-                return None
-            child, kind = children[part.lower()]
-            expr = f"{expr}.{_quote(child)}"
-        elif str(kind).upper() == "JSON":
-            return f"json_extract_string({expr}, '$.{'.'.join(rest)}')", VARCHAR
-        else:
-            return None
-    return expr, kind
-
-
-def _text(expr: str, kind: Any) -> str:
-    """The value as text; a JSON value (mixed types in a JSON Lines column) without its quotes."""
-    if str(kind).upper() == "JSON":
-        return f"json_extract_string({expr}, '$')"
-    return f"CAST({expr} AS VARCHAR)"
-
-
-def _convert(expr: str, kind: Any, target: str) -> str:
-    """Cast one value to its flat kind; money and quantities go to DECIMAL through their decimal text."""
-    if str(kind).upper() == "JSON":
-        expr, kind = _text(expr, kind), VARCHAR
-    if target == "text":
-        return f"CAST({expr} AS VARCHAR)"
-    if target == "decimal":
-        return f"TRY_CAST(CAST({expr} AS VARCHAR) AS DECIMAL(38, 12))"
-    if target == "double":
-        return f"TRY_CAST({expr} AS DOUBLE)"
-    type_id = str(kind.id)
-    if type_id == "timestamp with time zone":
-        return f"timezone('UTC', {expr})"
-    if type_id.startswith("timestamp") or type_id == "date":
-        return f"CAST({expr} AS TIMESTAMP)"
-    return f"timezone('UTC', TRY_CAST(CAST({expr} AS VARCHAR) AS TIMESTAMPTZ))"
-
-
-def _list_expr(types: dict[str, Any], path: str, fields: dict[str, str]) -> str:
-    """A list of structs with exactly ``fields`` (missing ones NULL), whatever the file's element type.
-
-    A decimal field also keeps its text as ``<name>_text``, for error messages.
-    """
-    shape = [(f, SQL_TYPES[k]) for f, k in fields.items()]
-    shape += [(f"{f}_text", "VARCHAR") for f, k in fields.items() if k == "decimal"]
-    target = "STRUCT(" + ", ".join(f"{_quote(f)} {t}" for f, t in shape) + ")[]"
-    found = _lookup(types, path)
-    if found is None or found[1].id != "list":
-        return f"CAST(NULL AS {target})"
-    expr, kind = found
-    element = kind.children[0][1]
-    children = {c.lower(): (c, t) for c, t in element.children} if element.id == "struct" else {}
-    parts = []
-    for name, conv in fields.items():
-        if name.lower() in children:
-            child, child_type = children[name.lower()]
-            source, source_type = f"e.{_quote(child)}", child_type
-        elif str(element).upper() == "JSON":
-            source, source_type = f"json_extract_string(e, '$.{name}')", VARCHAR
-        else:
-            source, source_type = "NULL", VARCHAR
-        parts.append(f"{_quote(name)}: {_convert(source, source_type, conv)}")
-        if conv == "decimal":
-            parts.append(f"{_quote(name + '_text')}: {_text(source, source_type)}")
-    return f"list_transform({expr}, lambda e: {{{', '.join(parts)}}})"
-
-
-def create_flat_view(con: Connection, where: str) -> None:
-    """``gcp_flat``: one typed row per export row, from the raw view; fails on a non-export input."""
-    rel = con.table(RAW_VIEW)
-    types = dict(zip(rel.columns, rel.types, strict=True))
-    missing = [path for path in REQUIRED if _lookup(types, path) is None]
-    if missing:
-        shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
-        raise InputError(f"{where}: not a Cloud Billing export: missing column(s) {shown}")
-    columns: list[str] = []
-    for name, (path, kind) in FIELDS.items():
-        found = _lookup(types, path)
-        if found is None:
-            columns.append(f"CAST(NULL AS {SQL_TYPES[kind]}) AS {name}")
-            if name in TEXT_KEPT:
-                columns.append(f"CAST(NULL AS VARCHAR) AS {name}_text")
-            continue
-        columns.append(f"{_convert(found[0], found[1], kind)} AS {name}")
-        if name in TEXT_KEPT:
-            columns.append(f"{_text(*found)} AS {name}_text")
-    for name, (path, fields) in LISTS.items():
-        columns.append(f"{_list_expr(types, path, fields)} AS {name}")
-    columns += ["filename AS source_file", "file_row_number + 1 AS source_row"]
-    # Expressions from the fixed templates above over quoted column names: the file's schema decides which.
-    staging.derive_view(con, FLAT_VIEW, RAW_VIEW, sql.Fragment(", ".join(columns)))
+BILLING = Export(
+    "gcp-billing",
+    "Cloud Billing export",
+    FIELDS,
+    LISTS,
+    REQUIRED,
+    TEXT_KEPT,
+    "ingest/bigquery_billing_rows",
+    "ingest/validate_gcp_billing",
+    "ingest/normalize_gcp_billing",
+    "gcp_billing_export_v1_<ACCOUNT> (standard) or gcp_billing_export_resource_v1_<ACCOUNT> (detailed)",
+    "my-project.billing.gcp_billing_export_resource_v1_0A1B2C_3D4E5F_6A7B8C",
+)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -231,24 +128,29 @@ def create_flat_view(con: Connection, where: str) -> None:
 # ---------------------------------------------------------------------------------------------------------
 
 
-def table_id(source: SourceConfig) -> str:
+def table_id(source: SourceConfig, export: Export) -> str:
     table = source.options_as(Options).table
     assert table is not None
     if not TABLE_ID.fullmatch(table):
         raise SourceError(
             f"source {source.name!r}: table = {table!r} is not a BigQuery table id; expected "
-            '"project.dataset.table", e.g. "my-project.billing.gcp_billing_export_resource_v1_0A1B2C_3D4E5F_6A7B8C"'
+            f'"project.dataset.table", e.g. "{export.example}"'
         )
     return table
 
 
 def read_bigquery(
-    con: Connection, source: SourceConfig, since: datetime, month: str | None, reporter: Reporter
+    con: Connection,
+    source: SourceConfig,
+    since: datetime,
+    month: str | None,
+    reporter: Reporter,
+    export: Export,
 ) -> str:
     """Run the parameterised query and expose its rows as the raw view; returns the origin label."""
     from google.cloud import bigquery
 
-    table = table_id(source)
+    table = table_id(source, export)
     project = source.options_as(Options).project or table.split(".", 1)[0]
     config = bigquery.QueryJobConfig(
         query_parameters=[
@@ -262,7 +164,7 @@ def read_bigquery(
 
         def query(timeout: float) -> Any:
             rows = client.query_and_wait(
-                sql.render("ingest/bigquery_billing_rows", table=sql.Fragment(f"`{table}`")),
+                sql.render(export.bigquery, table=sql.Fragment(f"`{table}`")),
                 job_config=config,
                 page_size=PAGE_SIZE,
                 api_timeout=timeout,
@@ -278,8 +180,7 @@ def read_bigquery(
                 "the caller needs roles/bigquery.dataViewer on the export dataset and "
                 f"roles/bigquery.jobUser on project {project!r}"
             ),
-            "not found": "check `table`: the export table is gcp_billing_export_v1_<ACCOUNT> (standard) "
-            "or gcp_billing_export_resource_v1_<ACCOUNT> (detailed)",
+            "not found": f"check `table`: the export table is {export.tables}",
         }
         raise gcp_api.source_error(source, exc, f"querying BigQuery table {table}", hints) from None
     import pyarrow as pa
@@ -428,10 +329,22 @@ EXAMPLE = Example(
 def pull(
     con: Connection, source: SourceConfig, config: Config, period: str | None, reporter: Reporter
 ) -> list[IngestResult]:
+    return pull_export(con, source, config, period, reporter, BILLING)
+
+
+def pull_export(
+    con: Connection,
+    source: SourceConfig,
+    config: Config,
+    period: str | None,
+    reporter: Reporter,
+    export: Export,
+) -> list[IngestResult]:
+    """Read an append-only export (BigQuery or files) and append the rows not yet present."""
     options = source.options_as(Options)
     if bool(options.table) == bool(options.uri):
         raise SourceError(
-            f"source {source.name!r}: kind gcp-billing needs exactly one of `table` (BigQuery) or `uri` "
+            f"source {source.name!r}: kind {export.kind} needs exactly one of `table` (BigQuery) or `uri` "
             "(exported parquet/JSON files, a folder or gs://bucket/prefix)"
         )
     known = watermark(con, source.name)
@@ -441,7 +354,7 @@ def pull(
         since = known.replace(tzinfo=UTC) - timedelta(days=options.overlap_days)
     month = _month(period)
     if options.table:
-        origin = read_bigquery(con, source, since, month, reporter)
+        origin = read_bigquery(con, source, since, month, reporter, export)
         where, files = f"BigQuery table {options.table}", [origin]
     else:
         assert options.uri is not None
@@ -456,10 +369,10 @@ def pull(
         reporter.step(f"{source.name}: reading {len(paths)} export file(s)")
         read_files(con, paths)
         files = [str(p) for p in paths]
-    create_flat_view(con, where)
-    staging.first_problem(con, "ingest/validate_gcp_billing", {})
+    create_flat_view(con, where, export)
+    staging.first_problem(con, export.validate, {})
     params = {"source": source.name, "since": since.astimezone(UTC).replace(tzinfo=None), "month": month}
-    periods.stage_table(con, "ingest/normalize_gcp_billing", params)
+    periods.stage_table(con, export.normalize, params)
     return _append(con, source.name, files, full_pull=period is None, known=known)
 
 

@@ -18,6 +18,7 @@ KINDS: dict[str, str] = {
     "aws-focus": "trainledger.connectors.aws_focus",
     "aws-tags": "trainledger.connectors.aws_tags",
     "gcp-billing": "trainledger.connectors.gcp_billing",
+    "gcp-focus": "trainledger.connectors.gcp_focus",
     "gcp-catalog": "trainledger.connectors.gcp_catalog",
     "gcp-labels": "trainledger.connectors.gcp_labels",
     "focus": "trainledger.connectors.focus",

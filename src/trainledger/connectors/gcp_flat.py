@@ -1,0 +1,152 @@
+"""Google's export rows, from any file or query result, as one flat, typed view (``gcp_flat``).
+
+BigQuery writes the same table as parquet, as JSON Lines, or (through the client) as arrow, and its schema
+grew over the years: a path is looked up by name, case-insensitively, whatever the nesting, and money is
+cast to DECIMAL from its decimal text. What a kind takes from a row is its :class:`Export`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import duckdb
+
+from trainledger.connectors import sql, staging
+from trainledger.core.errors import InputError
+from trainledger.warehouse.connection import Connection
+
+RAW_VIEW = "gcp_billing_raw"
+FLAT_VIEW = "gcp_flat"
+SQL_TYPES = {"text": "VARCHAR", "decimal": "DECIMAL(38, 12)", "double": "DOUBLE", "time": "TIMESTAMP"}
+VARCHAR = duckdb.sqltype("VARCHAR")
+
+
+@dataclass(frozen=True)
+class Export:
+    """What differs between Google's append-only export tables, read the same way (gcp-billing, gcp-focus):
+    the flat columns taken from a row (``fields``, ``lists``), the paths a row must have, the text kept for
+    error messages, the queries (BigQuery's, then validate and normalise over ``gcp_flat``), the hint
+    naming the table when BigQuery says it is not found, and an example table id."""
+
+    kind: str
+    what: str
+    fields: dict[str, tuple[str, str]]
+    lists: dict[str, tuple[str, dict[str, str]]]
+    required: tuple[str, ...]
+    text_kept: tuple[str, ...]
+    bigquery: str
+    validate: str
+    normalize: str
+    tables: str
+    example: str
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _lookup(types: dict[str, Any], path: str) -> tuple[str, Any] | None:
+    """SQL expression and DuckDB type of a dotted export path, or None when the data lacks it.
+
+    ``types`` maps column names to DuckDB relation types (``.id``, ``.children``); a JSON-typed record
+    (what DuckDB infers from all-empty objects) is read with json_extract_string.
+    """
+    head, *rest = path.split(".")
+    lowered = {name.lower(): name for name in types}
+    if head.lower() not in lowered:
+        return None
+    name = lowered[head.lower()]
+    expr, kind = _quote(name), types[name]
+    for part in rest:
+        if kind.id == "struct":
+            children = {child.lower(): (child, t) for child, t in kind.children}
+            if part.lower() not in children:
+                return None
+            child, kind = children[part.lower()]
+            expr = f"{expr}.{_quote(child)}"
+        elif str(kind).upper() == "JSON":
+            return f"json_extract_string({expr}, '$.{'.'.join(rest)}')", VARCHAR
+        else:
+            return None
+    return expr, kind
+
+
+def _text(expr: str, kind: Any) -> str:
+    """The value as text; a JSON value (mixed types in a JSON Lines column) without its quotes."""
+    if str(kind).upper() == "JSON":
+        return f"json_extract_string({expr}, '$')"
+    return f"CAST({expr} AS VARCHAR)"
+
+
+def _convert(expr: str, kind: Any, target: str) -> str:
+    """Cast one value to its flat kind; money and quantities go to DECIMAL through their decimal text."""
+    if str(kind).upper() == "JSON":
+        expr, kind = _text(expr, kind), VARCHAR
+    if target == "text":
+        return f"CAST({expr} AS VARCHAR)"
+    if target == "decimal":
+        return f"TRY_CAST(CAST({expr} AS VARCHAR) AS DECIMAL(38, 12))"
+    if target == "double":
+        return f"TRY_CAST({expr} AS DOUBLE)"
+    type_id = str(kind.id)
+    if type_id == "timestamp with time zone":
+        return f"timezone('UTC', {expr})"
+    if type_id.startswith("timestamp") or type_id == "date":
+        return f"CAST({expr} AS TIMESTAMP)"
+    return f"timezone('UTC', TRY_CAST(CAST({expr} AS VARCHAR) AS TIMESTAMPTZ))"
+
+
+def _list_expr(types: dict[str, Any], path: str, fields: dict[str, str]) -> str:
+    """A list of structs with exactly ``fields`` (missing ones NULL), whatever the file's element type.
+
+    A decimal field also keeps its text as ``<name>_text``, for error messages.
+    """
+    shape = [(f, SQL_TYPES[k]) for f, k in fields.items()]
+    shape += [(f"{f}_text", "VARCHAR") for f, k in fields.items() if k == "decimal"]
+    target = "STRUCT(" + ", ".join(f"{_quote(f)} {t}" for f, t in shape) + ")[]"
+    found = _lookup(types, path)
+    if found is None or found[1].id != "list":
+        return f"CAST(NULL AS {target})"
+    expr, kind = found
+    element = kind.children[0][1]
+    children = {c.lower(): (c, t) for c, t in element.children} if element.id == "struct" else {}
+    parts = []
+    for name, conv in fields.items():
+        if name.lower() in children:
+            child, child_type = children[name.lower()]
+            source, source_type = f"e.{_quote(child)}", child_type
+        elif str(element).upper() == "JSON":
+            source, source_type = f"json_extract_string(e, '$.{name}')", VARCHAR
+        else:
+            source, source_type = "NULL", VARCHAR
+        parts.append(f"{_quote(name)}: {_convert(source, source_type, conv)}")
+        if conv == "decimal":
+            parts.append(f"{_quote(name + '_text')}: {_text(source, source_type)}")
+    return f"list_transform({expr}, lambda e: {{{', '.join(parts)}}})"
+
+
+def create_flat_view(con: Connection, where: str, export: Export) -> None:
+    """``gcp_flat``: one typed row per export row, from the raw view; fails on a non-export input."""
+    rel = con.table(RAW_VIEW)
+    types = dict(zip(rel.columns, rel.types, strict=True))
+    missing = [path for path in export.required if _lookup(types, path) is None]
+    if missing:
+        shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
+        raise InputError(f"{where}: not a {export.what}: missing column(s) {shown}")
+    columns: list[str] = []
+    for name, (path, kind) in export.fields.items():
+        found = _lookup(types, path)
+        if found is None:
+            columns.append(f"CAST(NULL AS {SQL_TYPES[kind]}) AS {name}")
+            if name in export.text_kept:
+                columns.append(f"CAST(NULL AS VARCHAR) AS {name}_text")
+            continue
+        columns.append(f"{_convert(found[0], found[1], kind)} AS {name}")
+        if name in export.text_kept:
+            columns.append(f"{_text(*found)} AS {name}_text")
+    for name, (path, fields) in export.lists.items():
+        columns.append(f"{_list_expr(types, path, fields)} AS {name}")
+    columns += ["filename AS source_file", "file_row_number + 1 AS source_row"]
+    # Expressions from the fixed templates above over quoted column names: the file's schema decides which.
+    staging.derive_view(con, FLAT_VIEW, RAW_VIEW, sql.Fragment(", ".join(columns)))
