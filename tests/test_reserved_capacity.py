@@ -18,6 +18,8 @@ $55.04 each): 110.08 of unused commitment. The bill: 755.136 + 110.08 = 865.216.
 from __future__ import annotations
 
 import json
+import re
+from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,7 @@ from click.testing import CliRunner
 
 import generate_clusters
 from trainledger.cli import cli
+from trainledger.core import starter
 from trainledger.core.config import parse
 from trainledger.core.errors import ConfigError
 
@@ -172,3 +175,14 @@ def test_a_reservation_needs_a_window_and_one_entry(tmp_path: Path) -> None:
     assert parse(ok, "t.toml", tmp_path).reservations[0].end.isoformat() == "2026-11-10T22:00:00"
     with pytest.raises(ConfigError, match="given twice"):
         parse(ok + ok.replace("[[reservations]]\n", "\n[[reservations]]\n"), "t.toml", tmp_path)
+
+
+def test_the_readme_and_init_examples_are_valid(tmp_path: Path) -> None:
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Reserved GPU capacity", 1)[1].split("\n## ", 1)[0]
+    [block] = re.findall(r"```toml\n(.*?)```", section, re.S)
+    [entry] = parse(block, "README.md", tmp_path).reservations
+    assert (entry.id, entry.gpus, entry.end - entry.start) == ("cr-0cb1000000000c001", 8, timedelta(days=1))
+    example = starter.starter().split("# [[reservations]]\n", 1)[1].split("\n\n", 1)[0]
+    text = "[[reservations]]\n" + "\n".join(line.removeprefix("# ") for line in example.splitlines())
+    assert parse(text, "init", tmp_path).reservations[0].project == "qwen-coder"
