@@ -102,19 +102,23 @@ def test_the_fee_goes_to_the_runs_by_gpu_time_and_the_rest_is_unused_commitment(
     ]
 
 
-def test_the_fee_is_amortised_over_the_hours_the_runs_used(block: Path) -> None:
-    # each share carries its part of the window: the runs' own hours, the whole day for the unused part
+def test_the_fee_is_amortised_over_the_hours_it_paid_for(block: Path) -> None:
+    # each share carries its part of the window: a run its own hours; the unused part each stretch between
+    # run boundaries, with the GPUs no run used then (8 at 06-08 and 18-24, 4 at 08-18)
     periods = query(
         block,
-        "SELECT coalesce(a.experiment_id, '-'), a.phase, strftime(a.charge_period_start, '%H'), "
-        "strftime(a.charge_period_end, '%d %H') FROM allocations a JOIN charges c USING (charge_id) "
-        "WHERE c.row_identity = 'capacity-block-fee' ORDER BY 3, 1",
+        "SELECT coalesce(a.experiment_id, '-'), strftime(a.charge_period_start, '%H'), "
+        "strftime(a.charge_period_end, '%d %H'), a.effective_cost FROM allocations a "
+        "JOIN charges c USING (charge_id) WHERE c.row_identity = 'capacity-block-fee' ORDER BY 2, 1",
     )
     assert periods == [
-        ("-", None, "00", "11 00"),
-        ("exp-cb-sft", "train", "00", "10 06"),
-        ("exp-cb-rl", "rollout", "08", "10 14"),
-        ("exp-cb-rl", "eval", "14", "10 18"),
+        ("exp-cb-sft", "00", "10 06", D("188.784")),  # 8 GPUs x 6 h x 3.933
+        ("-", "06", "10 08", D("62.928")),  # 8 x 2
+        ("-", "08", "10 14", D("94.392")),  # 4 x 6
+        ("exp-cb-rl", "08", "10 14", D("94.392")),  # 4 x 6
+        ("-", "14", "10 18", D("62.928")),  # 4 x 4
+        ("exp-cb-rl", "14", "10 18", D("62.928")),  # 4 x 4
+        ("-", "18", "11 00", D("188.784")),  # 8 x 6
     ]
 
 

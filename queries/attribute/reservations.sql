@@ -5,10 +5,11 @@
 -- Block's upfront fee and its refund) is spread over the window [start, end) by GPU-time: each window of
 -- the experiment log on one of the reservation's instances takes its GPUs x milliseconds of overlap with
 -- the reservation window, carrying that overlap as its period (rule `time-window`, as rule 4 places runs);
--- the rest of reserved GPUs x window milliseconds is the reservation project's unused commitment (rule
--- `reservation`, reason `unused-commitment`, no phase), carrying the whole window. Runs that logged more
--- GPU-time than was reserved share the fee among themselves, nothing unused. A log window without GPUs
--- counts as its instance's part of the reservation (reserved GPUs / instances listed, at least 1).
+-- the reserved GPUs no run used are the reservation project's unused commitment (rule `reservation`,
+-- reason `unused-commitment`, no phase): the window is cut at every run boundary, and each piece weighs
+-- its spare GPUs x milliseconds and carries its own period. Where runs logged more GPUs than were
+-- reserved they share that piece among themselves, nothing unused. A log window without GPUs counts as
+-- its instance's part of the reservation (reserved GPUs / instances listed, at least 1).
 -- Any other charge on a reservation is capacity billed because nobody used it (On-Demand Capacity
 -- Reservation `UnusedBox` hours; used capacity is billed on the instances' own rows): whole to the
 -- project, as unused commitment.
@@ -48,32 +49,51 @@ used AS (
         c.charge_id, greatest(u.started_at, c.window_start) AS seg_start, least(u.ended_at, c.window_end) AS seg_end,
         u.project, u.phase, u.method, u.experiment_id,
         CAST(CASE WHEN u.gpus > 0 THEN u.gpus ELSE greatest(c.reserved_gpus // c.n_instances, 1) END AS HUGEINT)
-            * (epoch_ms(least(u.ended_at, c.window_end)) - epoch_ms(greatest(u.started_at, c.window_start)))
-            AS weight
+            AS g
     FROM categorised c
     JOIN runs u
       ON u.id = c.id AND (u.provider IS NULL OR u.provider = c.provider)
      AND u.started_at < c.window_end AND u.ended_at > c.window_start
     WHERE c.prepaid
 ),
-unused AS (
+bounds AS (
+    SELECT charge_id, window_start AS t FROM categorised WHERE prepaid
+    UNION
+    SELECT charge_id, window_end FROM categorised WHERE prepaid
+    UNION
+    SELECT charge_id, seg_start FROM used
+    UNION
+    SELECT charge_id, seg_end FROM used
+),
+pieces AS (
+    SELECT * FROM (
+        SELECT charge_id, t AS seg_start, lead(t) OVER (PARTITION BY charge_id ORDER BY t) AS seg_end FROM bounds
+    )
+    WHERE seg_end IS NOT NULL
+),
+-- The reserved GPUs no run used in each piece of the window between run boundaries.
+spare AS (
     SELECT
-        c.charge_id,
-        CASE WHEN c.prepaid THEN c.window_start END AS seg_start,
-        CASE WHEN c.prepaid THEN c.window_end END AS seg_end,
-        c.owner AS project, CAST(NULL AS VARCHAR) AS phase, CAST(NULL AS VARCHAR) AS method,
-        CAST(NULL AS VARCHAR) AS experiment_id,
-        CASE WHEN c.prepaid
-             THEN greatest(CAST(c.reserved_gpus AS HUGEINT) * (epoch_ms(c.window_end) - epoch_ms(c.window_start))
-                           - coalesce((SELECT sum(u.weight) FROM used u WHERE u.charge_id = c.charge_id), 0), 0)
-             ELSE 1
-        END AS weight
-    FROM categorised c
+        p.charge_id, p.seg_start, p.seg_end,
+        greatest(any_value(c.reserved_gpus) - coalesce(sum(u.g), 0), 0)
+            * (epoch_ms(p.seg_end) - epoch_ms(p.seg_start)) AS weight
+    FROM pieces p
+    JOIN categorised c USING (charge_id)
+    LEFT JOIN used u ON u.charge_id = p.charge_id AND u.seg_start <= p.seg_start AND u.seg_end >= p.seg_end
+    GROUP BY p.charge_id, p.seg_start, p.seg_end
 ),
 placed AS (
-    SELECT *, 'time-window' AS rule, CAST(NULL AS VARCHAR) AS reason FROM used
+    SELECT
+        charge_id, seg_start, seg_end, project, phase, method, experiment_id, 'time-window' AS rule,
+        CAST(NULL AS VARCHAR) AS reason, g * (epoch_ms(seg_end) - epoch_ms(seg_start)) AS weight
+    FROM used
     UNION ALL
-    SELECT *, 'reservation', 'unused-commitment' FROM unused
+    SELECT
+        s.charge_id, s.seg_start, s.seg_end, c.owner, NULL, NULL, NULL, 'reservation', 'unused-commitment', s.weight
+    FROM spare s JOIN categorised c USING (charge_id)
+    UNION ALL
+    SELECT charge_id, NULL, NULL, owner, NULL, NULL, NULL, 'reservation', 'unused-commitment', 1
+    FROM categorised WHERE NOT prepaid
 )
 SELECT
     p.charge_id, p.seg_start, p.seg_end, p.project, p.phase, p.method, p.experiment_id, p.rule, p.reason,
