@@ -29,11 +29,14 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
+import bills
 import generate_clusters
+from trainledger.attribution import allocations
 from trainledger.cli import cli
 from trainledger.core import starter
-from trainledger.core.config import parse
+from trainledger.core.config import Config, parse
 from trainledger.core.errors import ConfigError
+from trainledger.core.reporter import Silent
 
 CONFIG = f"""
 [[sources]]
@@ -190,3 +193,49 @@ def test_the_readme_and_init_examples_are_valid(tmp_path: Path) -> None:
     example = starter.starter().split("# [[reservations]]\n", 1)[1].split("\n\n", 1)[0]
     text = "[[reservations]]\n" + "\n".join(line.removeprefix("# ") for line in example.splitlines())
     assert parse(text, "init", tmp_path).reservations[0].project == "qwen-coder"
+
+
+def test_gpu_less_windows_and_oversubscribed_stretches() -> None:
+    """Reservation of 2 instances (16 GPUs) for 00-10, fee $180 paid upfront. Run x logs no GPUs on
+    instance a, 00-10: its instance's part, 8 GPUs. Run y logs 12 GPUs on b, 00-05: 20 GPUs asked of 16,
+    so 00-05 leaves nothing unused. Run z on b at 10-12 is outside the window. GPU-hours: x 80, y 60,
+    unused 8 x 5 = 40 (05-10); 180 in all, so $1 each."""
+    con = bills.warehouse()
+    fee = bills.Charge(
+        "fee",
+        D("180"),
+        bills.at(0),
+        bills.at(24),
+        resource_id="arn:aws:ec2:us-east-1:1:capacity-reservation/cr-9",
+        charge_category="Purchase",
+        usage_type="USE2-CapacityBlockFee:p5.48xlarge",
+        tags={"project": "other"},
+    )
+    bills.add_charges(con, [fee])
+    bills.add_experiments(
+        con,
+        [
+            bills.Experiment("x", "p", windows=[bills.Window("i-a", bills.at(0), bills.at(10), gpus=0)]),
+            bills.Experiment("y", "q", windows=[bills.Window("i-b", bills.at(0), bills.at(5), gpus=12)]),
+            bills.Experiment("z", "q", windows=[bills.Window("i-b", bills.at(10), bills.at(12), gpus=8)]),
+        ],
+    )
+    reservation = {
+        "id": "cr-9",
+        "project": "owner",
+        "start": bills.at(0),
+        "end": bills.at(10),
+        "gpus": 16,
+        "instances": ["i-a", "i-b"],
+    }
+    config = Config.model_validate({"reservations": [reservation]})
+    allocations.attribute(con, config, Silent())
+    assert bills.split(con, "fee") == [
+        ("time-window", "p", "train", "x", D("80")),
+        ("time-window", "q", "train", "y", D("60")),
+        ("reservation", "owner", None, None, D("40")),
+    ]
+    # where rules 1-3 left the fee (its tag), kept as share 0 for audit
+    assert con.execute("SELECT project, rule FROM allocation_rows WHERE share_no = 0").fetchall() == [
+        ("other", "tag")
+    ]
