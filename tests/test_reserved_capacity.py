@@ -1,6 +1,6 @@
 """Reserved GPU capacity: an EC2 Capacity Block used for part of its window, end to end.
 
-The scenario (fixtures/generate_clusters.py ``write_capacity_scenario``): Capacity Block cr-0cb1...c001,
+The scenario (fixtures/generate_capacity.py): Capacity Block cr-0cb1...c001,
 one p5.48xlarge (8 H100) for 24 h of 2026-11-10, owned by qwen-coder, paid upfront: $755.136 on the
 block's first day, i.e. 755.136 / (8 GPUs x 24 h) = $3.933 a GPU-hour. The instance's own hourly rows cost
 $0 (Linux in a block). The log puts two runs on it. Worked out by hand:
@@ -30,7 +30,7 @@ import pytest
 from click.testing import CliRunner
 
 import bills
-import generate_clusters
+import generate_capacity
 from trainledger.attribution import allocations
 from trainledger.cli import cli
 from trainledger.core import starter
@@ -48,20 +48,20 @@ uri = "capacity-cur2"
 uri = "experiments.jsonl"
 
 [[reservations]]
-id = "{generate_clusters.BLOCK_ID}"
+id = "{generate_capacity.BLOCK_ID}"
 project = "qwen-coder"
 start = 2026-11-10T00:00:00Z
 end = 2026-11-11T00:00:00Z
 gpus = 8
-instances = ["{generate_clusters.BLOCK_INSTANCE}"]
+instances = ["{generate_capacity.BLOCK_INSTANCE}"]
 
 [[reservations]]
-id = "{generate_clusters.ODCR_ID}"
+id = "{generate_capacity.ODCR_ID}"
 project = "math-reasoner"
 start = "2026-11-10T00:00:00Z"
 end = "2026-11-12T00:00:00Z"
 gpus = 8
-instances = "{generate_clusters.ODCR_INSTANCE}"
+instances = "{generate_capacity.ODCR_INSTANCE}"
 """
 
 D = Decimal
@@ -83,7 +83,7 @@ def query(root: Path, sql: str) -> list[tuple[Any, ...]]:
 @pytest.fixture(scope="module")
 def block(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("capacity")
-    generate_clusters.write_capacity_scenario(root)
+    generate_capacity.write_capacity_scenario(root)
     (root / "trainledger.toml").write_text(CONFIG, encoding="utf-8")
     cli_run(root, "nightly")
     return root
