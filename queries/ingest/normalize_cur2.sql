@@ -22,6 +22,26 @@
 -- Pod rows without their instance row in the period keep their own (informational) cost.
 -- Not the net_* split columns: they are after discounts, and the discounts are already their own rows
 -- here (EdpDiscount, PrivateRateDiscount ... as Credit), so net values would count them twice.
+--
+-- Reserved GPU capacity (attribution spreads it with `[[reservations]]`, queries/attribute/reservations.sql).
+-- EC2 Capacity Blocks for ML are paid upfront at purchase ("you receive an invoice that reflects the
+-- one-time upfront payment ... associate the paid amount with the Capacity Block reservation ID", EC2 user
+-- guide, capacity-blocks-pricing-billing) under usage type `<region>-CapacityBlockFee:<instance type>`
+-- (us-east-1 without prefix), dated at the block's start; a cancelled block comes back as a Refund with
+-- the same usage type (grafana/cloudcost-exporter, from Cost Explorer; Cost Explorer does not amortise
+-- it). The CUR line item type of the fee was not found documented: whatever it is, the row is a Purchase
+-- priced by a commitment here, and its EffectiveCost stays its unblended cost. An AWS engineer wrote
+-- that the fee's effective cost is 0 and the hourly rows carry its amortisation (FOCUS_Spec PR #856), but
+-- the FOCUS working group found Capacity Block usage rows that do not (FOCUS_Spec issue #1214), and no
+-- CUR column for that amortisation was found: so trainledger amortises the fee itself, over the block's
+-- window, and never counts it twice (the hourly instance rows keep their own cost: the OS fee or 0).
+-- The fee's resource id is the reservation's ARN (arn:aws:ec2:<region>:<account>:capacity-reservation/
+-- cr-...); where the row leaves it empty, the CUR 2.0 column capacity_reservation_capacity_reservation_arn
+-- ("not null when a charge is related to a capacity reservation", CUR 2.0 data dictionary) names it.
+-- On-Demand Capacity Reservations are billed as used: running instances on their own BoxUsage rows,
+-- the reserved-but-unused instance-hours as `UnusedBox`/`UnusedDed` usage with line_item_resource_id the
+-- reservation's ARN (CUR user guide "Monitoring On-Demand Capacity Reservations"); `Reservation`/
+-- `DedicatedRes` rows carry rate 0. Both kinds of reservation row get resource_type 'capacity-reservation'.
 WITH typed AS (
     SELECT
         *,
@@ -36,7 +56,11 @@ WITH typed AS (
             + coalesce(double_to_money(reservation_unused_recurring_fee), 0) AS ri_unused,
         utc_time(bill_billing_period_start_date) AS bp_start,
         utc_time(bill_billing_period_end_date) AS bp_end,
-        nullif(trim(CAST(line_item_resource_id AS VARCHAR)), '') AS resource
+        coalesce(nullif(trim(CAST(line_item_resource_id AS VARCHAR)), ''),
+                 CASE WHEN line_item_usage_type LIKE '%CapacityBlockFee%'
+                      THEN nullif(trim(CAST(capacity_reservation_capacity_reservation_arn AS VARCHAR)), '') END)
+            AS resource,
+        coalesce(line_item_usage_type LIKE '%CapacityBlockFee%', false) AS block_fee
     FROM cur2_raw_full
 ),
 pods AS (
@@ -99,6 +123,7 @@ SELECT
     text_or_null(bill_payer_account_id) AS billing_account_id,
     text_or_null(line_item_usage_account_id) AS sub_account_id,
     CASE
+        WHEN block_fee AND line_item_line_item_type <> 'Refund' THEN 'Purchase'
         WHEN line_item_line_item_type IN ('Usage', 'DiscountedUsage', 'SavingsPlanCoveredUsage',
                                           'SavingsPlanNegation') THEN 'Usage'
         WHEN line_item_line_item_type IN ('SavingsPlanUpfrontFee', 'SavingsPlanRecurringFee', 'RIFee', 'Fee')
@@ -123,6 +148,8 @@ SELECT
         WHEN resource LIKE 'i-%' THEN 'instance'
         WHEN resource LIKE 'vol-%' THEN 'volume'
         WHEN resource LIKE 'arn:aws:savingsplans:%' THEN 'savings-plan'
+        WHEN resource LIKE 'arn:aws:ec2:%:capacity-reservation/cr-%' OR resource LIKE 'cr-%'
+            THEN 'capacity-reservation'
         WHEN line_item_product_code = 'AmazonS3' THEN 'bucket'
     END AS resource_type,
     coalesce(text_or_null(product_region_code), text_or_null(product['region'])) AS region_id,
@@ -132,7 +159,8 @@ SELECT
     text_or_null(pricing_unit) AS consumed_unit,
     line_item_currency_code AS billing_currency,
     unblended + coalesce(billed_share, 0) - coalesce(billed_given, 0) AS billed_cost,
-    coalesce(effective_share, 0) - coalesce(effective_given, 0) + CASE line_item_line_item_type
+    coalesce(effective_share, 0) - coalesce(effective_given, 0) + CASE WHEN block_fee THEN unblended
+                                                                      ELSE CASE line_item_line_item_type
         WHEN 'SavingsPlanCoveredUsage' THEN sp_effective
         WHEN 'SavingsPlanRecurringFee' THEN sp_commitment - sp_used
         WHEN 'SavingsPlanNegation' THEN CAST(0 AS DECIMAL(38, 12))
@@ -142,13 +170,14 @@ SELECT
         WHEN 'Fee' THEN CASE WHEN coalesce(reservation_reservation_a_r_n, '') <> ''
                              THEN CAST(0 AS DECIMAL(38, 12)) ELSE unblended END
         ELSE unblended
-    END AS effective_cost,
+    END END AS effective_cost,
     coalesce(list_share, 0) - coalesce(list_given, 0)
         + CASE WHEN line_item_line_item_type IN ('Usage', 'DiscountedUsage', 'SavingsPlanCoveredUsage')
                THEN on_demand ELSE CAST(0 AS DECIMAL(38, 12)) END AS list_cost,
     coalesce(nullif(savings_plan_savings_plan_a_r_n, ''), nullif(reservation_reservation_a_r_n, ''))
         AS commitment_id,
     CASE
+        WHEN block_fee THEN 'Committed'
         WHEN line_item_line_item_type IN ('SavingsPlanCoveredUsage', 'DiscountedUsage', 'SavingsPlanRecurringFee',
                                           'SavingsPlanUpfrontFee', 'RIFee', 'SavingsPlanNegation')
             THEN 'Committed'

@@ -2,7 +2,9 @@
 -- idle (rule idle, and shared cost spread onto idle by `shared = "proportional"`); rerun (a failed run
 -- that a later run of the same project, method and params repeated: rework); failed (failed, aborted or
 -- cancelled, not repeated); unused-commitment (Purchase rows, whose effective cost is the unused part of
--- a Savings Plan or reservation); shared; unattributed; productive (everything else).
+-- a Savings Plan or reservation, and the unused part of reserved GPU capacity, rule `reservation`; a
+-- run's share of a reserved-capacity fee, rule `time-window`, is what the run used); shared;
+-- unattributed; productive (everything else).
 -- Grain: allocation. Parameters: $reruns, $failed (lists of experiment ids, from waste.outcomes).
 SELECT
     *,
@@ -10,7 +12,8 @@ SELECT
         WHEN rule = 'idle' OR phase = 'idle' THEN 'idle'
         WHEN list_contains($reruns, experiment_id) THEN 'rerun'
         WHEN list_contains($failed, experiment_id) THEN 'failed'
-        WHEN charge_category = 'Purchase' THEN 'unused-commitment'
+        WHEN rule = 'reservation' OR (charge_category = 'Purchase' AND rule <> 'time-window')
+            THEN 'unused-commitment'
         WHEN rule = 'shared' THEN 'shared'
         WHEN rule = 'unattributed' THEN 'unattributed'
         ELSE 'productive'

@@ -241,7 +241,8 @@ CREATE TABLE IF NOT EXISTS allocation_rows (
     method VARCHAR,
     experiment_id VARCHAR,
     cost_category VARCHAR NOT NULL,
-    rule VARCHAR NOT NULL,                      -- tag, inventory, time-window, idle, shared, manual, unattributed
+    rule VARCHAR NOT NULL,                      -- tag, inventory, time-window, idle, reservation, shared,
+                                                -- manual, unattributed
     reason VARCHAR,
     billed_cost DECIMAL(38, 12) NOT NULL,
     effective_cost DECIMAL(38, 12) NOT NULL,

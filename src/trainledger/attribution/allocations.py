@@ -9,8 +9,10 @@ resource's timeline cut into segments with what a charge inside one segment gets
 are placed whole, by their tags or on the one run they lie under, in one streaming insert
 (``attribute_allocate_placed``); the few that a window boundary cuts or several runs share are held
 there as share 0 and read back (``attribute_split_set``) to get time segments and exact shares
-(``attribute_windows``, ``attribute_allocate_whole``, ``attribute_allocate``); with ``shared =
-"proportional"`` shared charges are then spread (``attribute_spread``, then ``attribute_allocate`` again).
+(``attribute_windows``, ``attribute_allocate_whole``, ``attribute_allocate``); the charges on a
+``[[reservations]]`` entry are split again by GPU-time over its window (``place_reservations``); with
+``shared = "proportional"`` shared charges are then spread (``attribute_spread``, then
+``attribute_allocate`` again).
 """
 
 from __future__ import annotations
@@ -113,6 +115,8 @@ def attribute(
     run(con, "attribute/windows")
     run(con, "attribute/allocate_whole")
     run(con, "attribute/allocate")
+    if config.reservations:
+        place_reservations(con, config, params)
     if config.allocation.shared == "proportional":
         run(con, "attribute/spread", params)
         run(con, "attribute/clear_spread")
@@ -122,6 +126,23 @@ def attribute(
     count, total = run(con, "attribute/totals", params).fetchone() or (0, 0)
     reporter.step(f"attributed {count} allocation(s) for {', '.join(periods) or 'no periods'}")
     return AttributionResult(periods, int(count), Decimal(total))
+
+
+def place_reservations(con: Connection, config: Config, params: dict[str, list[str]]) -> None:
+    """Reserved GPU capacity: a fee paid for a window goes to the runs on the reservation's instances by
+    GPUs x time, the rest (and capacity billed unused) to its project as unused commitment. After rules
+    1-4 placed each charge once, so that the reservation wins over the tags of its charges."""
+    run(con, "attribute/reservations_table")
+    rows = [
+        (r.id, r.project, r.start, r.end, r.gpus, len(r.instances), instance)
+        for r in config.reservations
+        for instance in r.instances
+    ]
+    insert_rows(con, "reservation_config", rows)
+    run(con, "attribute/reservations", params)
+    run(con, "attribute/reservations_hold")
+    run(con, "attribute/reservations_clear")
+    run(con, "attribute/allocate")
 
 
 def check_invariant(con: Connection, periods: list[str]) -> None:

@@ -73,6 +73,11 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     ("", "boxusage", "compute"),
     ("", "spotusage", "compute"),
     ("", "dedicatedusage", "compute"),
+    # Reserved capacity: EC2 Capacity Block fees `USE2-CapacityBlockFee:p5.48xlarge`, unused On-Demand
+    # Capacity Reservation hours `UnusedBox:p5.48xlarge` / `UnusedDed:...`.
+    ("", "capacityblockfee", "compute"),
+    ("", "unusedbox", "compute"),
+    ("", "unusedded", "compute"),
     ("", "gpu", "compute"),
     ("", "tpu", "compute"),
     ("", "instance core", "compute"),

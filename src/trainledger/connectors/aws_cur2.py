@@ -73,6 +73,8 @@ OPTIONAL = {
     "split_line_item_split_cost": "DOUBLE",
     "split_line_item_unused_cost": "DOUBLE",
     "split_line_item_public_on_demand_split_cost": "DOUBLE",
+    # capacity reservations (ODCR, Capacity Blocks for ML), table config INCLUDE_CAPACITY_RESERVATION_DATA
+    "capacity_reservation_capacity_reservation_arn": "VARCHAR",
 }
 
 # The cost columns whose totals charges and reports make (each must fit DECIMAL(38, 12): staging.check_sums).

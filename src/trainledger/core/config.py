@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
@@ -202,6 +203,31 @@ class AllocationConfig(Strict):
     shared: Literal["separate", "proportional"] = "separate"
 
 
+class ReservationConfig(Strict):
+    """``[[reservations]]``: GPU capacity bought for a window (README "Reserved GPU capacity"). The charges
+    on it (resource id ``id``, or an ARN ending in ``/<id>``) go to the runs on its instances by GPUs x time
+    (a fee paid upfront), the rest to ``project`` as unused commitment."""
+
+    id: str = Field(min_length=1)  # cr-... (a Capacity Block or On-Demand Capacity Reservation), a GCP name
+    project: str = Field(min_length=1)  # who bought it: its unused part is this project's
+    start: datetime
+    end: datetime
+    gpus: int = Field(gt=0)  # GPUs reserved: instances x GPUs per instance
+    instances: KeyList = Field(min_length=1)  # what the log and the bill call the instances in it
+
+    @field_validator("start", "end")
+    @classmethod
+    def _utc(cls, value: datetime) -> datetime:
+        """As the warehouse keeps times: naive UTC (a time without an offset is UTC)."""
+        return value.astimezone(UTC).replace(tzinfo=None) if value.tzinfo else value
+
+    @model_validator(mode="after")
+    def _window(self) -> ReservationConfig:
+        if self.end <= self.start:
+            raise ValueError(f"end {self.end} must be after start {self.start}")
+        return self
+
+
 class CategoriesConfig(Strict):
     """Overrides of the cost-category mapping: service name or usage-type substring → category."""
 
@@ -326,6 +352,7 @@ class Config(Strict):
     experiments: ExperimentsConfig = Field(default_factory=ExperimentsConfig)
     allocation: AllocationConfig = Field(default_factory=AllocationConfig)
     categories: CategoriesConfig = Field(default_factory=CategoriesConfig)
+    reservations: list[ReservationConfig] = Field(default_factory=list)
     budgets: list[BudgetConfig] = Field(default_factory=list)
     exports: ExportsConfig = Field(default_factory=ExportsConfig)
     alerts: AlertsConfig = Field(default_factory=AlertsConfig)
@@ -333,6 +360,15 @@ class Config(Strict):
 
     # Not read from the file: where it was, so relative paths mean "next to the config".
     base_dir: Path = Field(default_factory=Path.cwd, exclude=True)
+
+    @field_validator("reservations")
+    @classmethod
+    def _one_entry_per_reservation(cls, value: list[ReservationConfig]) -> list[ReservationConfig]:
+        ids = [r.id for r in value]
+        twice = sorted({i for i in ids if ids.count(i) > 1})
+        if twice:
+            raise ValueError(f"reservation id {twice[0]!r} is given twice; one entry per reservation")
+        return value
 
     def resolve(self, location: str) -> str:
         """A local path relative to the config file; URIs (``s3://``, ``gs://``) pass through."""

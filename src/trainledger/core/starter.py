@@ -95,6 +95,16 @@ dir = "exports"                 # nightly writes each period's finance CSV and a
 # currency = "USD"
 # thresholds = [0.8, 1.0]
 
+# Reserved GPU capacity (README "Reserved GPU capacity"): a Capacity Block's fee goes to the runs on its
+# instances by GPUs x time, the rest is the owner's unused commitment.
+# [[reservations]]
+# id = "cr-0123456789abcdef0"
+# project = "qwen-coder"
+# start = 2026-11-10T11:30:00Z
+# end = 2026-11-11T11:30:00Z
+# gpus = 8
+# instances = ["i-0123456789abcdef0"]
+
 # Estimator overrides (SPEC §6); each value used is printed with the estimate, with its source.
 # [estimator]
 # mfu = { train = 0.40, prefill = 0.50, decode = 0.10 }

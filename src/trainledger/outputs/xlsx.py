@@ -30,7 +30,8 @@ NOTES = {
     "cost_category": "compute, storage, network, data, ops or other, from the service and usage type.",
     "service_name": "The provider's service name as billed.",
     "rule": "How the cost was placed: tag, inventory, time-window, manual; idle (a project's machine with "
-    "no run), shared (tax, support, discounts, commitment fees), unattributed (the reason is in the FOCUS "
+    "no run), reservation (reserved GPU capacity nobody used: its owner's unused commitment), shared (tax, "
+    "support, discounts, commitment fees), unattributed (the reason is in the FOCUS "
     "export's x_AllocationReason and in `trainledger labels`).",
     "currency": "Billing currency (ISO 4217); amounts in different currencies are never added.",
     "billed_cost": "What the invoice charges: sums to the invoice per billing period, account and "

@@ -70,6 +70,7 @@ def attribution_fingerprint(con: Connection, config: Config, experiments: str) -
         config.labels.model_dump(mode="json"),
         config.categories.model_dump(mode="json"),
         config.allocation.model_dump(mode="json"),
+        [r.model_dump(mode="json") for r in config.reservations],
         ingested,
         inventory,
     )
