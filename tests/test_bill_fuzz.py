@@ -20,7 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from trainledger.connectors import aws_cur2, connector_for
+from trainledger.connectors import aws_cur2
+from trainledger.connectors.periods import connector_for
 from trainledger.core import queries
 from trainledger.core.config import Config, SourceConfig
 from trainledger.core.errors import ExitCode, TrainledgerError
