@@ -74,6 +74,19 @@ def test_core_imports_neither_click_nor_cloud_sdks() -> None:
     assert result.stdout.strip() == ""
 
 
+def test_cli_starts_without_heavy_libraries() -> None:
+    """`trainledger --help` and every command's start-up load only what the command uses: the cloud SDKs,
+    polars, pyarrow, plotly and xlsxwriter load inside the commands that need them (issue 18: start-up
+    under 0.3 s)."""
+    heavy = {"boto3", "botocore", "google", "polars", "pyarrow", "plotly", "xlsxwriter", "duckdb"}
+    code = (
+        "import sys\nimport trainledger.cli\n"
+        f"print(','.join(sorted({{m.split('.')[0] for m in sys.modules}} & {heavy!r})))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == ""
+
+
 @pytest.mark.parametrize("name", sorted(cli.commands))
 def test_every_command_has_help(name: str) -> None:
     command = cli.commands[name]

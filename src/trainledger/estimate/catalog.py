@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trainledger.estimate.gpus import canonical_gpu
-from trainledger.warehouse.connection import Connection
+
+if TYPE_CHECKING:
+    from trainledger.warehouse.connection import Connection
 
 GPU_COLUMNS = ("gpu_type", "gpu", "accelerator_type", "accelerator")
 PRICE_COLUMNS = ("price_per_gpu_hour", "price_per_hour", "unit_price", "price")
