@@ -6,8 +6,11 @@ table. Baseline (b), the analysis floor: DuckDB computing amortised cost by one 
 runs in its own process so its peak RSS (from wait4) is its own. Then `nightly` runs twice: the first
 writes the exports (its attribution is unchanged since `attribute`), the second finds nothing changed,
 which is what a night without new data costs. Last, `site` writes the static dashboard (its default of
-100 post-mortems, the newest). ``--profile`` then times every SQL statement of ingest,
-attribute and export in-process, slowest first.
+100 post-mortems, the newest). ``--proportional`` then attributes the same warehouse again with
+``[allocation] shared = "proportional"`` and compares it with the separate mode's `attribute`.
+``--profile`` then times every SQL statement of ingest, attribute and export in-process, slowest first.
+Each step's CPU time (user + sys, from wait4) is shown beside its wall time: on a shared machine it
+varies less.
 """
 
 from __future__ import annotations
@@ -67,6 +70,7 @@ PIPELINE = ("trainledger ingest", "trainledger attribute", "trainledger export")
 FIRST_NIGHT = "trainledger nightly (writes the exports)"
 RERUN = "trainledger nightly, unchanged month"
 SITE = "trainledger site (100 post-mortems)"
+PROPORTIONAL = 'trainledger attribute, shared = "proportional"'
 
 
 @dataclass
@@ -74,6 +78,7 @@ class Step:
     name: str
     seconds: float
     peak_rss_mb: float
+    cpu_seconds: float = 0.0
 
 
 def measure(name: str, argv: list[str], cwd: Path) -> Step:
@@ -85,7 +90,7 @@ def measure(name: str, argv: list[str], cwd: Path) -> Step:
     code = os.waitstatus_to_exitcode(status)
     if code not in (0, 2):
         raise SystemExit(f"{name} failed with exit code {code}:\n{stderr}")
-    return Step(name, seconds, usage.ru_maxrss / 1024)
+    return Step(name, seconds, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime)
 
 
 CONFIG = """
@@ -121,7 +126,7 @@ def prepare(rows: int, data: Path) -> tuple[Path, list[str]]:
     return run, files
 
 
-def bench(rows: int, data: Path) -> list[Step]:
+def bench(rows: int, data: Path, proportional: bool = False) -> list[Step]:
     run, files = prepare(rows, data)
     tl = str(BIN / "trainledger")
     steps = [
@@ -134,6 +139,10 @@ def bench(rows: int, data: Path) -> list[Step]:
         measure(RERUN, [tl, "nightly"], run),
         measure(SITE, [tl, "site", "--out", "site"], run),
     ]
+    if proportional:
+        config = run / "proportional.toml"
+        config.write_text(CONFIG + '\n[allocation]\nshared = "proportional"\n', encoding="utf-8")
+        steps.append(measure(PROPORTIONAL, [tl, "--config", str(config), "attribute"], run))
     (run / "copy.duckdb").unlink(missing_ok=True)
     return steps
 
@@ -142,7 +151,12 @@ def median(runs: list[list[Step]]) -> list[Step]:
     """Per step, the median time of the runs (and the largest peak RSS): one slow run on a shared machine
     says little."""
     return [
-        Step(name, statistics.median(s.seconds for s in same), max(s.peak_rss_mb for s in same))
+        Step(
+            name,
+            statistics.median(s.seconds for s in same),
+            max(s.peak_rss_mb for s in same),
+            statistics.median(s.cpu_seconds for s in same),
+        )
         for name, *same in zip((s.name for s in runs[0]), *runs, strict=True)
     ]
 
@@ -152,17 +166,30 @@ def report(rows: int, steps: list[Step]) -> str:
     pipeline = [by[name] for name in PIPELINE]
     total = sum(s.seconds for s in pipeline)
     peak = max(s.peak_rss_mb for s in pipeline)
-    lines = [f"rows: {rows:,}", f"{'step':45} {'seconds':>9} {'rows/s':>12} {'peak RSS MiB':>13}"]
+    cpu = sum(s.cpu_seconds for s in pipeline)
+    lines = [
+        f"rows: {rows:,}",
+        f"{'step':47} {'seconds':>9} {'rows/s':>12} {'peak RSS MiB':>13} {'CPU s':>7}",
+    ]
     for s in steps:
-        lines.append(f"{s.name:45} {s.seconds:9.2f} {rows / s.seconds:12,.0f} {s.peak_rss_mb:13.0f}")
+        lines.append(
+            f"{s.name:47} {s.seconds:9.2f} {rows / s.seconds:12,.0f} {s.peak_rss_mb:13.0f} {s.cpu_seconds:7.2f}"
+        )
     lines += [
-        f"{'end-to-end (ingest + attribute + export)':45} {total:9.2f} {rows / total:12,.0f} {peak:13.0f}",
+        f"{'end-to-end (ingest + attribute + export)':47} {total:9.2f} {rows / total:12,.0f} {peak:13.0f} {cpu:7.2f}",
         f"ratio to baseline (a) copy:      {total / by[COPY].seconds:5.2f}x   (target <= 3x)",
         f"ratio to baseline (b) analysis:  {total / by[ANALYSIS].seconds:5.2f}x",
         f"unchanged re-run / full run:     {by[RERUN].seconds / total:6.1%}  (target <= 5%)",
         f"peak RSS: {peak:.0f} MiB (target <= 2048 MiB)",
         f"static site: {by[SITE].seconds:.2f} s",
     ]
+    if PROPORTIONAL in by:
+        separate = by["trainledger attribute"]
+        ratio = by[PROPORTIONAL].seconds / separate.seconds
+        cpu_ratio = by[PROPORTIONAL].cpu_seconds / separate.cpu_seconds
+        lines.append(
+            f"proportional / separate attribute: {ratio:5.2f}x, CPU {cpu_ratio:5.2f}x  (target <= 1.3x)"
+        )
     return "\n".join(lines)
 
 
@@ -251,6 +278,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=ROOT / "bench-data")
     parser.add_argument("--repeat", type=int, default=1, help="Runs per size; the median time is shown.")
     parser.add_argument("--profile", action="store_true", help="Then time each SQL statement of each step.")
+    parser.add_argument(
+        "--proportional", action="store_true", help='Also attribute with shared = "proportional" and compare.'
+    )
     args = parser.parse_args(argv)
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} CPUs, "
@@ -259,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     results = {}
     for rows in (int(r) for r in args.rows.split(",")):
-        results[rows] = median([bench(rows, args.data) for _ in range(args.repeat)])
+        results[rows] = median([bench(rows, args.data, args.proportional) for _ in range(args.repeat)])
         runs = f"\n(median of {args.repeat} runs)" if args.repeat > 1 else ""
         print(report(rows, results[rows]) + runs, flush=True)
         print()

@@ -11,8 +11,8 @@ are placed whole, by their tags or on the one run they lie under, in one streami
 there as share 0 and read back (``attribute_split_set``) to get time segments and exact shares
 (``attribute_windows``, ``attribute_allocate_whole``, ``attribute_allocate``); the charges on a
 ``[[reservations]]`` entry are split again by GPU-time over its window (``place_reservations``); with
-``shared = "proportional"`` shared charges are then spread (``attribute_spread``, then
-``attribute_allocate`` again).
+``shared = "proportional"`` shared charges are then spread (``attribute_spread``,
+``attribute_spread_charges``, ``attribute_spread_allocate``: the split worked out once per distinct amount).
 """
 
 from __future__ import annotations
@@ -119,8 +119,9 @@ def attribute(
         place_reservations(con, config, params)
     if config.allocation.shared == "proportional":
         run(con, "attribute/spread", params)
+        run(con, "attribute/spread_charges", params)
         run(con, "attribute/clear_spread")
-        run(con, "attribute/allocate")
+        run(con, "attribute/spread_allocate")
     run(con, "attribute/drop_unused_kinds")
     check_invariant(con, periods)
     count, total = run(con, "attribute/totals", params).fetchone() or (0, 0)

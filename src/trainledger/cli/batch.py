@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -16,7 +17,10 @@ from trainledger.core.errors import ConfigError, ExitCode
 from trainledger.core.files import write_atomic
 from trainledger.core.starter import starter
 from trainledger.outputs.tables import cell
-from trainledger.pipeline import jobs
+
+if TYPE_CHECKING:  # the pipeline (DuckDB, the connectors) loads when a batch command runs
+    from trainledger.connectors import IngestResult
+    from trainledger.pipeline import jobs
 
 
 @click.command(
@@ -38,6 +42,7 @@ def init(obj: Context, force: bool, kind: str | None, uri: str | None) -> None:
     Every source kind has a commented example in it; the experiment log may be absent until the first
     run is logged, and nightly writes its exports to exports/.
     """
+
     if uri and kind is None:
         raise click.UsageError("--uri needs --source KIND")
     path = Path(obj.config_path or config_module.DEFAULT_CONFIG)
@@ -58,6 +63,8 @@ def init(obj: Context, force: bool, kind: str | None, uri: str | None) -> None:
 @click.pass_obj
 def ingest(obj: Context, source: str | None, period: str | None) -> None:
     """Pull billing data and inventories into the warehouse."""
+    from trainledger.pipeline import jobs
+
     summary = jobs.ingest(obj.config, obj.reporter, source, period)
     for r in summary.ingested:
         echo(f"{r.source}\t{r.period or '-'}\t{_ingest_state(summary, r)}")
@@ -92,6 +99,8 @@ def _allocated(summary: jobs.RunSummary) -> str:
 @click.pass_obj
 def attribute(obj: Context, period: str | None) -> None:
     """Split every charge into allocations (SPEC §4) and check they add up."""
+    from trainledger.pipeline import jobs
+
     summary = jobs.attribute(obj.config, obj.reporter, period)
     result = summary.attribution
     assert result is not None
@@ -115,6 +124,8 @@ def nightly(ctx: click.Context, obj: Context, alerts_out: str | None) -> None:
 
     The run's outcome never depends on who reads its output: a reader that goes away loses no work.
     """
+    from trainledger.pipeline import jobs
+
     summary = jobs.nightly(obj.config, obj.reporter, alerts_out)
     for r in summary.ingested:
         echo(f"ingested\t{r.source}\t{r.period or '-'}\t{_ingest_state(summary, r)}")

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from trainledger.cli.output import echo
-from trainledger.core import config as config_module
-from trainledger.core.config import Config
 from trainledger.core.redaction import config_secrets, redact
+
+if TYPE_CHECKING:  # the config model (pydantic) loads when a command reads the config, not for --help
+    from trainledger.core.config import Config
 
 
 class TerminalReporter:
@@ -42,6 +44,8 @@ class Context:
     @property
     def config(self) -> Config:
         """The config file, which must exist: a command that needs one never runs on defaults."""
+        from trainledger.core import config as config_module
+
         if self._config is None:
             self._config = config_module.load(
                 self.config_path, self.warehouse, required=True, lock_timeout=self.lock_timeout
@@ -51,6 +55,8 @@ class Context:
     @property
     def config_or_defaults(self) -> Config:
         """The config file when there is one, else the defaults (for `estimate --params` and `log`)."""
+        from trainledger.core import config as config_module
+
         if self._config is None:
             self._config = config_module.load(
                 self.config_path, self.warehouse, lock_timeout=self.lock_timeout

@@ -10,11 +10,9 @@ import click
 from trainledger.cli.context import Context
 from trainledger.cli.options import examples, output_format
 from trainledger.cli.output import echo
-from trainledger.estimate import METHODS, param_sources, render
+from trainledger.estimate import METHODS, render
 from trainledger.estimate.params import PARAMS
 from trainledger.outputs.tables import visible_lines
-from trainledger.reports import experiments
-from trainledger.warehouse.connection import open_warehouse
 
 
 def _params_help() -> str:
@@ -60,6 +58,10 @@ def estimate(
     fmt_: str,
 ) -> None:
     """Estimate cost from first principles (SPEC §6), with the derivation and every assumption beside it."""
+    from trainledger.estimate import param_sources
+    from trainledger.reports import experiments
+    from trainledger.warehouse.connection import open_warehouse
+
     if (experiment_id is None) == (params_file is None):
         raise click.UsageError("give either EXPERIMENT_ID or --params FILE")
     config = obj.config

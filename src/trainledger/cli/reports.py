@@ -1,5 +1,6 @@
 """Read-side commands: report, reconcile, export, labels, budgets, experiments. Each opens the warehouse,
-calls the core, and renders one document."""
+calls the core, and renders one document. The core (DuckDB, polars, the reports) is imported by the
+command that runs, so `--help` and every other command start without it."""
 
 from __future__ import annotations
 
@@ -14,13 +15,8 @@ from trainledger.cli.options import PERIOD, alerts_out, examples, output_format,
 from trainledger.cli.output import echo, emit, emit_text
 from trainledger.core.errors import ExitCode
 from trainledger.core.files import write_atomic
-from trainledger.outputs import views
 from trainledger.outputs.tables import visible_lines
-from trainledger.reports import budgets as budgets_module
-from trainledger.reports import coverage, realize
-from trainledger.reports import experiments as experiments_module
-from trainledger.reports import reconcile as reconcile_module
-from trainledger.warehouse.connection import open_warehouse
+from trainledger.reports import realize
 
 
 def _date(value: datetime | None) -> date | None:
@@ -69,8 +65,10 @@ def report(
     shape: bool,
 ) -> None:
     """Realized cost (EffectiveCost) by any dimensions."""
-    from trainledger.reports import benefit
+    from trainledger.outputs import views
+    from trainledger.reports import benefit, realize
     from trainledger.reports import shape as shape_module
+    from trainledger.warehouse.connection import open_warehouse
 
     columns = realize.parse_dimensions(by)
     if period and (with_metrics or shape):
@@ -103,7 +101,10 @@ def report(
 @click.pass_obj
 def reconcile(obj: Context, experiment_id: str, fmt_: str, out: str | None) -> None:
     """Estimated vs realized cost of one experiment, by phase and category."""
-    from trainledger.outputs import postmortem
+    from trainledger.outputs import postmortem, views
+    from trainledger.reports import experiments as experiments_module
+    from trainledger.reports import reconcile as reconcile_module
+    from trainledger.warehouse.connection import open_warehouse
 
     with open_warehouse(obj.config, write=False) as con:
         experiments_module.require(con, obj.config, experiment_id)
@@ -144,6 +145,7 @@ def reconcile(obj: Context, experiment_id: str, fmt_: str, out: str | None) -> N
 def export(obj: Context, period: str, by: str | None, fmt_: str, cents: bool, out: str) -> None:
     """Finance export of one billing period's allocations."""
     from trainledger.outputs import export as export_module
+    from trainledger.warehouse.connection import open_warehouse
 
     if fmt_ == "focus" and (by or cents):
         raise click.UsageError(
@@ -177,6 +179,10 @@ def export(obj: Context, period: str, by: str | None, fmt_: str, cents: bool, ou
 @click.pass_obj
 def labels(obj: Context, period: str | None, fmt_: str) -> None:
     """Tag coverage and bad labels, by the cost they carry."""
+    from trainledger.outputs import views
+    from trainledger.reports import coverage
+    from trainledger.warehouse.connection import open_warehouse
+
     with open_warehouse(obj.config, write=False) as con:
         document = views.labels(coverage.coverage(con, period))
     emit(document, fmt_)
@@ -195,6 +201,10 @@ def labels(obj: Context, period: str | None, fmt_: str) -> None:
 @click.pass_context
 def budgets(ctx: click.Context, obj: Context, fmt_: str, alerts_out: str | None) -> None:
     """Spend against [[budgets]]; exit 2 when a threshold is crossed."""
+    from trainledger.outputs import views
+    from trainledger.reports import budgets as budgets_module
+    from trainledger.warehouse.connection import open_warehouse
+
     with open_warehouse(obj.config, write=False) as con:
         statuses = budgets_module.status(con, obj.config)
         shares = budgets_module.share_status(con, obj.config)
@@ -221,6 +231,10 @@ def budgets(ctx: click.Context, obj: Context, fmt_: str, alerts_out: str | None)
 @click.pass_obj
 def experiments(obj: Context, project: str | None, since: datetime | None, fmt_: str) -> None:
     """The known experiments, newest first: estimated vs realized cost, and whether the bill is complete."""
+    from trainledger.outputs import views
+    from trainledger.reports import experiments as experiments_module
+    from trainledger.warehouse.connection import open_warehouse
+
     with open_warehouse(obj.config, write=False) as con:
         found = experiments_module.known(con, project, since.date() if since else None)
     emit(views.experiments(found), fmt_)

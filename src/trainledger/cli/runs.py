@@ -7,9 +7,6 @@ import click
 from trainledger.cli.context import Context
 from trainledger.cli.options import examples, output_format
 from trainledger.cli.output import emit
-from trainledger.outputs import views
-from trainledger.warehouse import run_ledger
-from trainledger.warehouse.connection import open_warehouse
 
 
 @click.command(epilog=examples("trainledger runs", "trainledger runs --limit 5 --format json"))
@@ -18,6 +15,10 @@ from trainledger.warehouse.connection import open_warehouse
 @click.pass_obj
 def runs(obj: Context, limit: int, fmt_: str) -> None:
     """Recent ingest / attribute / nightly runs, newest first: outcome, sources and versions read, totals."""
+    from trainledger.outputs import views
+    from trainledger.warehouse import run_ledger
+    from trainledger.warehouse.connection import open_warehouse
+
     with open_warehouse(obj.config, write=False) as con:
         found = run_ledger.recent(con, limit)
     emit(views.runs(found), fmt_)

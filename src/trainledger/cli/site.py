@@ -8,7 +8,6 @@ import click
 
 from trainledger.cli.context import Context
 from trainledger.cli.options import examples
-from trainledger.warehouse.connection import open_warehouse
 
 
 @click.command(
@@ -38,6 +37,7 @@ from trainledger.warehouse.connection import open_warehouse
 def site(obj: Context, out: str | None, experiments: int | None, all_experiments: bool) -> None:
     """A static dashboard site: overview, projects, experiments, methods, waste, labels."""
     from trainledger.outputs.site import DEFAULT_EXPERIMENTS, write_site
+    from trainledger.warehouse.connection import open_warehouse
 
     target = out or (obj.config.resolve(obj.config.exports.site) if obj.config.exports.site else None)
     if target is None:

@@ -12,9 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from statistics import median
+from typing import TYPE_CHECKING
 
 from trainledger.estimate.result import ARITHMETIC
-from trainledger.warehouse.connection import Connection, run
+
+if TYPE_CHECKING:  # DuckDB loads when a warehouse is read, not with the estimator
+    from trainledger.warehouse.connection import Connection
 
 TERA = Decimal(10) ** 12
 
@@ -51,6 +54,7 @@ def implied_mfu(flops: Decimal, cost: Decimal, price: Decimal, peak_tflops: Deci
 
 def from_warehouse(con: Connection) -> Lookup:
     """A lookup of (method, GPU) -> calibration over the warehouse's reconciled runs."""
+    from trainledger.warehouse.connection import run
 
     def lookup(method: str, gpu: str) -> Calibration | None:
         by_phase: dict[str, list[tuple[str, Decimal]]] = {}
