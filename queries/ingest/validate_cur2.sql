@@ -131,5 +131,5 @@ FROM (
     SELECT file, row_no, 'identity_line_item_id', 'expected a line item id, got nothing', 8
     FROM checked WHERE line_item_id IS NULL OR line_item_id = ''
 )
-ORDER BY priority, file, row_no
+ORDER BY priority, file, row_no, column_name
 LIMIT 1

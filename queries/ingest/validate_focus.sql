@@ -30,17 +30,18 @@ FROM (
     FROM typed
     WHERE EffectiveCost IS NOT NULL AND TRY_CAST(CAST(EffectiveCost AS VARCHAR) AS DECIMAL(38, 12)) IS NULL
     UNION ALL
-    SELECT file, row_no, 'ListCost', 'expected a decimal number, got ''' || CAST(ListCost AS VARCHAR) || '''', 3
+    SELECT file, row_no, 'ListCost', 'expected a decimal number, got ''' || CAST(ListCost AS VARCHAR) || '''', 2.5
     FROM typed WHERE ListCost IS NOT NULL AND TRY_CAST(CAST(ListCost AS VARCHAR) AS DECIMAL(38, 12)) IS NULL
     UNION ALL
     SELECT file, row_no, column_name,
-           'expected at most 12 decimal places (DECIMAL(38, 12)), got ''' || CAST(value AS VARCHAR) || '''', 3
+           'expected at most 12 decimal places (DECIMAL(38, 12)), got ''' || CAST(value AS VARCHAR) || '''',
+           3 + column_order / 10
     FROM (
-        SELECT file, row_no, 'BilledCost' AS column_name, BilledCost AS value FROM typed
+        SELECT file, row_no, 'BilledCost' AS column_name, BilledCost AS value, 0 AS column_order FROM typed
         UNION ALL
-        SELECT file, row_no, 'EffectiveCost', EffectiveCost FROM typed
+        SELECT file, row_no, 'EffectiveCost', EffectiveCost, 1 FROM typed
         UNION ALL
-        SELECT file, row_no, 'ListCost', ListCost FROM typed
+        SELECT file, row_no, 'ListCost', ListCost, 2 FROM typed
     )
     WHERE money_decimals(value) > 12
     UNION ALL
@@ -84,5 +85,5 @@ FROM (
     FROM typed WHERE Tags IS NOT NULL AND (NOT json_valid(CAST(Tags AS VARCHAR))
         OR json_type(CAST(Tags AS VARCHAR)) <> 'OBJECT')
 )
-ORDER BY priority, file, row_no
+ORDER BY priority, file, row_no, column_name
 LIMIT 1

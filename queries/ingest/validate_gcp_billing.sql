@@ -36,5 +36,5 @@ FROM (
                || coalesce('''' || usage_end_time_text || '''', 'nothing'), 7
     FROM gcp_flat WHERE bill_time(usage_end_time) IS NULL OR usage_end_time < usage_start_time
 )
-ORDER BY priority, file, row_no
+ORDER BY priority, file, row_no, column_name
 LIMIT 1

@@ -60,5 +60,5 @@ FROM (
            'expected a timestamp not before ChargePeriodStart, got ''' || charge_period_end_text || '''', 9
     FROM gcp_flat WHERE charge_period_end < charge_period_start
 )
-ORDER BY priority, file, row_no
+ORDER BY priority, file, row_no, column_name
 LIMIT 1
