@@ -75,8 +75,9 @@ def write_site(
             "projects.html",
             pages.projects_index(names, cube.rollup(["project"])),
         )
+        by_project = found.by_project()
         for name in names:
-            body = pages.project_page(data.project(cube, name, found))
+            body = pages.project_page(data.project(cube, name, by_project.get(name, [])))
             page(f"projects/{layout.slug(name)}.html", f"Project {name}", "projects.html", body, depth=1)
         page(
             "methods.html",
