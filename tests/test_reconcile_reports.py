@@ -13,6 +13,9 @@ from click.testing import CliRunner
 
 from conftest import ROOT, Project, demo_config
 from trainledger.cli import cli
+from trainledger.core import config as config_module
+from trainledger.reports.reconcile import reconcile_many
+from trainledger.warehouse.connection import open_warehouse, run
 
 GOLDEN = ROOT / "tests" / "golden" / "reconcile-exp-sft-0412.json"
 
@@ -97,6 +100,20 @@ def test_an_experiment_without_estimate_is_reconciled_against_the_estimator(
     assert rows[("rollout", "compute")]["estimated"] == "1758.77"
     assert report["waste"] == {"idle": "0.00", "failed": "497.35999998"}
     assert report["assumptions"]["implied_mfu"].startswith("not computed: the run failed")
+
+
+def test_many_at_once_equal_each_alone(nightly_warehouse: Project) -> None:
+    """The site reconciles every experiment in one read per table: each must equal `reconcile ID`."""
+    with open_warehouse(config_module.load(nightly_warehouse.config), write=False) as con:
+        ids = [i for i, _ in run(con, "report/experiment_ids").fetchall()]
+        # Reversed and with a repeat and a non-canonical spelling: results follow the ids asked for.
+        asked = [*reversed(ids), ids[0], ids[1].upper()]
+        many = [r.to_json() for r in reconcile_many(con, asked)]
+    alone = {i: json.loads(reconcile(nightly_warehouse, i, "--format", "json")) for i in ids}
+    assert len(ids) >= 4
+    assert many == [alone[i] for i in [*reversed(ids), ids[0], ids[1]]]
+    # Not one experiment's figures repeated: each has its own realized total.
+    assert len({r["totals"]["realized"] for r in alone.values()}) == len(ids)
 
 
 def test_markdown_shows_the_key_figures(nightly_warehouse: Project) -> None:

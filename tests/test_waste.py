@@ -55,8 +55,8 @@ def test_idle_counts_the_uncovered_time_inside_the_run() -> None:
         status="failed",
     )
     con = attribute([Charge("c", D("10.00"), at(0), at(1), "i-1")], [run])
-    assert waste.experiment_waste(con, "e1", "USD") == {"idle": D("5"), "failed": D("5")}
-    assert waste.experiment_waste(con, "e1", "EUR") == {"idle": D("0"), "failed": D("0")}
+    assert waste.experiments_waste(con, {"e1": "USD"})["e1"] == {"idle": D("5"), "failed": D("5")}
+    assert waste.experiments_waste(con, {"e1": "EUR"})["e1"] == {"idle": D("0"), "failed": D("0")}
 
 
 def test_idle_after_the_run_ends_is_not_the_runs() -> None:
@@ -70,7 +70,7 @@ def test_idle_after_the_run_ends_is_not_the_runs() -> None:
     con = attribute(
         [Charge("c1", D("10.00"), at(0), at(1), "i-1"), Charge("c2", D("10.00"), at(1), at(2), "i-1")], [run]
     )
-    assert waste.experiment_waste(con, "e1", "USD") == {"idle": D("10"), "failed": D("0")}
+    assert waste.experiments_waste(con, {"e1": "USD"})["e1"] == {"idle": D("10"), "failed": D("0")}
 
 
 def _cli(project: Project, *args: str):

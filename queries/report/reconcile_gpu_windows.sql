@@ -1,5 +1,6 @@
--- An experiment's resource windows that used GPUs, from the log, for its logged GPU hours.
--- Grain: window. Parameters: $id (experiment id).
-SELECT coalesce(phase, 'unknown'), gpus, started_at, ended_at
+-- Experiments' resource windows that used GPUs, from the log, for their logged GPU hours.
+-- Grain: window. Parameters: $ids (list of experiment ids).
+SELECT experiment_id, coalesce(phase, 'unknown'), gpus, started_at, ended_at
 FROM experiment_resources
-WHERE experiment_id = $id AND gpus > 0
+WHERE gpus > 0 AND experiment_id IN (SELECT unnest($ids))
+ORDER BY ALL

@@ -1,39 +1,46 @@
--- Idle cost on the resources one experiment used, within its run (hidden cost, SPEC §4).
--- An idle allocation covers one time segment of a charge that no run used; the experiment's part is that
+-- Idle cost on the resources each experiment used, within its run (hidden cost, SPEC §4).
+-- An idle allocation covers one time segment of a charge that no run used; an experiment's part is that
 -- segment's overlap with the run [started_at, ended_at) (from the log; the first window start and last
 -- window end when the run's own times are missing), in integer units of 1e-12, each part floored.
 -- Resources match by the bill's name or an inventory alias, as in attribution. Concurrent experiments on
 -- one resource may both count the same idle segment; `report --by waste` counts every cent once.
--- Grain: one row. Parameters: $experiment_id, $currency.
+-- Grain: experiment x currency (those with idle cost). Parameters: $ids (list of experiment ids).
 WITH names AS (SELECT provider, name, rkey FROM resource_names),
+windows AS (
+    SELECT * FROM experiment_resources WHERE experiment_id IN (SELECT unnest($ids))
+),
 used AS (
-    SELECT DISTINCT coalesce(x.provider, n.provider) AS provider, coalesce(n.rkey, x.resource_id) AS rkey
-    FROM experiment_resources x
+    SELECT DISTINCT x.experiment_id, coalesce(x.provider, n.provider) AS provider,
+           coalesce(n.rkey, x.resource_id) AS rkey
+    FROM windows x
     LEFT JOIN names n ON n.name = x.resource_id AND (x.provider IS NULL OR n.provider = x.provider)
-    WHERE x.experiment_id = $experiment_id
 ),
 bill_names AS (
-    SELECT provider, rkey AS name FROM used
+    SELECT experiment_id, provider, rkey AS name FROM used
     UNION
-    SELECT u.provider, n.name FROM used u JOIN names n ON n.rkey = u.rkey AND n.provider = u.provider
+    SELECT u.experiment_id, u.provider, n.name
+    FROM used u JOIN names n ON n.rkey = u.rkey AND n.provider = u.provider
 ),
 span AS (
-    SELECT coalesce(any_value(e.started_at), min(x.started_at)) AS run_start,
+    SELECT x.experiment_id,
+           coalesce(any_value(e.started_at), min(x.started_at)) AS run_start,
            coalesce(any_value(e.ended_at), max(x.ended_at)) AS run_end
-    FROM experiment_resources x LEFT JOIN experiments e USING (experiment_id)
-    WHERE x.experiment_id = $experiment_id
+    FROM windows x LEFT JOIN experiments e ON e.experiment_id = x.experiment_id
+    GROUP BY x.experiment_id
 ),
 idle AS (
-    SELECT DISTINCT a.charge_id, a.share_no, a.effective_cost, a.charge_period_start, a.charge_period_end
+    SELECT DISTINCT b.experiment_id, a.charge_id, a.share_no, a.currency, a.effective_cost,
+           a.charge_period_start, a.charge_period_end
     FROM allocations a
     JOIN charges c USING (charge_id)
     JOIN bill_names b ON b.name = c.resource_id AND (b.provider IS NULL OR b.provider = c.provider)
-    WHERE a.rule = 'idle' AND a.currency = $currency AND a.charge_period_end > a.charge_period_start
+    WHERE a.rule = 'idle' AND a.charge_period_end > a.charge_period_start
 )
-SELECT coalesce(sum(
+SELECT i.experiment_id, i.currency, sum(
     to_units(i.effective_cost)
     * (epoch_ms(least(i.charge_period_end, s.run_end)) - epoch_ms(greatest(i.charge_period_start, s.run_start)))
     // (epoch_ms(i.charge_period_end) - epoch_ms(i.charge_period_start))
-), 0) AS idle_units
-FROM idle i CROSS JOIN span s
+) AS idle_units
+FROM idle i JOIN span s ON s.experiment_id = i.experiment_id
 WHERE i.charge_period_start < s.run_end AND i.charge_period_end > s.run_start
+GROUP BY ALL

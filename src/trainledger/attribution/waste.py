@@ -57,11 +57,18 @@ def outcomes(con: Connection) -> Outcomes:
     return Outcomes(failed, reruns)
 
 
-def experiment_waste(con: Connection, experiment_id: str, currency: str) -> dict[str, Decimal]:
-    """``idle``: idle cost on the resources the run used, within its run (see queries/report/waste_idle.sql);
+def experiments_waste(con: Connection, currencies: dict[str, str]) -> dict[str, dict[str, Decimal]]:
+    """For each experiment, in its currency (id -> currency), read at once for all of them:
+    ``idle``: idle cost on the resources the run used, within its run (see queries/report/waste_idle.sql);
     ``failed``: everything the experiment cost when it failed, was aborted or cancelled (re-run or not)."""
-    params = {"experiment_id": experiment_id, "currency": currency}
-    units = (run(con, "report/waste_idle", params).fetchone() or (0,))[0]
-    status, cost = run(con, "report/waste_experiment_cost", params).fetchone() or (None, 0)
-    failed = Decimal(cost) if status in FAILED_STATUSES else Decimal(0)
-    return {"idle": Decimal(int(units)).scaleb(-12), "failed": failed}
+    ids = {"ids": list(currencies)}
+    idle = {(e, c): units for e, c, units in run(con, "report/waste_idle", ids).fetchall()}
+    statuses = {**ids, "statuses": list(FAILED_STATUSES)}
+    failed = {(e, c): cost for e, c, cost in run(con, "report/waste_failed_cost", statuses).fetchall()}
+    return {
+        e: {
+            "idle": Decimal(int(idle.get((e, c), 0))).scaleb(-12),
+            "failed": Decimal(failed.get((e, c), 0)),
+        }
+        for e, c in currencies.items()
+    }

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -17,7 +17,7 @@ from trainledger.core.config import Config
 from trainledger.core.errors import NotFound, TrainledgerError
 from trainledger.core.reporter import Silent
 from trainledger.experiments.log import ExperimentHeader, read_log
-from trainledger.reports.reconcile import billing_complete_through
+from trainledger.reports.reconcile import billing_complete_through_many
 from trainledger.warehouse.connection import Connection, rows, run
 
 CLOSEST = 3
@@ -43,11 +43,11 @@ def known(con: Connection, project: str | None = None, since: date | None = None
         "report/experiments",
         {"project": canonical_value(project) if project else None, "since": since},
     )
-    return [_known(con, r) for r in found]
+    complete = billing_complete_through_many(con, [r["experiment_id"] for r in found])
+    return [_known(r, complete[r["experiment_id"]]) for r in found]
 
 
-def _known(con: Connection, r: dict[str, Any]) -> KnownExperiment:
-    complete = billing_complete_through(con, r["experiment_id"])
+def _known(r: dict[str, Any], complete: datetime | None) -> KnownExperiment:
     ended = r["ended_at"]
     provisional = ended is None or complete is None or complete < ended
     return KnownExperiment(**{**r, "realized": Decimal(r["realized"])}, provisional=provisional)

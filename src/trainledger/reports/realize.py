@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import date
 from decimal import Decimal
+from typing import Any
 
 import polars as pl
 
@@ -50,6 +51,11 @@ GRANULARITIES = {
     "month": ("month", "%Y-%m"),
 }
 MONEY = ("billed_cost", "effective_cost", "list_cost")
+# Time buckets `cost_sets` can group by like dimensions: the UTC day, and the week from its Monday.
+BUCKETS = {
+    "day": "strftime(date_trunc('day', charge_period_start), '%Y-%m-%d')",
+    "week": "strftime(date_trunc('week', charge_period_start), '%Y-%m-%d')",
+}
 
 
 def dimension_names() -> list[str]:
@@ -126,13 +132,6 @@ def cost_query(columns: list[str], granularity: str | None, bounds: list[str], e
         select.append(f"strftime(date_trunc('{unit}', charge_period_start), '{label}') AS \"{granularity}\"")
     select.extend(_column(c) for c in columns)
     select.append("currency")
-    source = "allocations"
-    if "waste" in columns:
-        source = f"({queries.load('report/waste_allocations')}) AS allocations"
-    if "commitment" in columns:
-        source = (
-            f"(SELECT *, {_expression('report/commitment_class')} AS commitment FROM {source}) AS allocations"
-        )
     conditions = [
         "TRUE",
         *(BOUNDS[b] for b in bounds),
@@ -142,8 +141,57 @@ def cost_query(columns: list[str], granularity: str | None, bounds: list[str], e
         queries.load("report/cost_by")
         .replace("/*dimensions*/", ", ".join(select))
         .replace("/*conditions*/", " AND ".join(conditions))
-        .replace("/*allocations*/", source)
+        .replace("/*allocations*/", _source(columns))
     )
+
+
+def _source(columns: list[str]) -> str:
+    """The allocations, with the derived columns among ``columns`` (waste, commitment, time buckets)."""
+    source = "allocations"
+    if "waste" in columns:
+        source = f"({queries.load('report/waste_allocations')}) AS allocations"
+    if "commitment" in columns:
+        source = (
+            f"(SELECT *, {_expression('report/commitment_class')} AS commitment FROM {source}) AS allocations"
+        )
+    buckets = [f'{BUCKETS[c]} AS "{c}"' for c in columns if c in BUCKETS]
+    if buckets:
+        source = f"(SELECT *, {', '.join(buckets)} FROM {source}) AS allocations"
+    return source
+
+
+Set = tuple[str, ...]
+
+
+def cost_sets(con: Connection, sets: list[Set]) -> dict[Set, list[dict[str, Any]]]:
+    """Allocations summed by each set of columns (+ currency) in one pass (``report/cost_by_sets``);
+    per set, rows of its columns, currency and money (Decimal), the sums ``report --by`` those columns
+    gives (a set may use the time buckets of BUCKETS too)."""
+    columns = list(dict.fromkeys(c for s in sets for c in s))
+    grouping = ", ".join(f"({', '.join([*map(_name, s), 'currency'])})" for s in sets)
+    sql = (
+        queries.load("report/cost_by_sets")
+        .replace("/*dimensions*/", ", ".join(map(_name, columns)))
+        .replace("/*allocations*/", _source(columns))
+        .replace("/*sets*/", grouping)
+    )
+    params = waste.outcomes(con).params() if "waste" in columns else {}
+    bit = {c: 1 << (len(columns) - 1 - i) for i, c in enumerate(columns)}
+    masks = {sum(bit[c] for c in columns if c not in s): s for s in sets}
+    out: dict[Set, list[dict[str, Any]]] = {s: [] for s in sets}
+    cursor = con.execute(sql, params)
+    names = [d[0] for d in cursor.description or []]
+    for values in cursor.fetchall():
+        row = dict(zip(names, values, strict=True))
+        kept = masks[row["grouping_set"]]
+        out[kept].append(
+            {**{c: row[c] for c in kept}, "currency": row["currency"], **{m: row[m] for m in MONEY}}
+        )
+    return out
+
+
+def _name(column: str) -> str:
+    return f'"{column}"' if column in BUCKETS else _column(column)
 
 
 def export_query(columns: list[str], kept: set[str]) -> str:

@@ -8,14 +8,11 @@ from datetime import datetime
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
-import polars as pl
-
 from trainledger.attribution import waste
 from trainledger.attribution.labels import canonical_value
 from trainledger.core.config import phase_category_order
 from trainledger.core.money import fmt
 from trainledger.experiments.log import ExperimentHeader
-from trainledger.reports import realize
 from trainledger.warehouse.connection import Connection, run
 
 
@@ -103,38 +100,84 @@ def _iso(value: datetime | None) -> str | None:
 
 
 def reconcile(con: Connection, experiment_id: str) -> Reconciliation:
-    key = canonical_value(experiment_id)
-    row = run(con, "report/reconcile_experiment", {"id": key}).fetchone()
-    if row is None:  # known from a tag only (callers check the id first: reports/experiments.require)
-        row = (key, None, None, None, None, None, "{}", "{}")
-    exp_id, project, method, status, started, ended, estimate_json, metrics_json = row
-    estimate = json.loads(estimate_json or "{}")
-    estimates = run(con, "report/reconcile_estimates", {"id": exp_id}).fetchall()
-    currency = estimates[0][2] if estimates else str(estimate.get("currency", "")).upper() or None
-    frame = realize.cost_frame(con, ["phase", "cost_category"], where={"experiment_id": exp_id})
-    currencies = sorted(set(frame["currency"].to_list()))
-    if currency is None:
-        currency = currencies[0] if currencies else "USD"
-    mine = frame.filter(pl.col("currency") == currency)
-    realized = {
-        (r["phase"] or "unknown", r["cost_category"]): Decimal(r["effective_cost"])
-        for r in mine.iter_rows(named=True)
+    return reconcile_many(con, [experiment_id])[0]
+
+
+def reconcile_many(con: Connection, experiment_ids: list[str]) -> list[Reconciliation]:
+    """``reconcile`` of each id, in order, from one read per table for all of them (the allocations
+    grouped by experiment x phase x category x currency, the estimates, the log's windows): the site
+    reconciles every experiment, tens of thousands in a large month."""
+    keys = list(dict.fromkeys(canonical_value(i) for i in experiment_ids))
+    ids = {"ids": keys}
+    logged = {r[0]: r for r in run(con, "report/reconcile_experiments", ids).fetchall()}
+    estimates = _by_experiment(run(con, "report/reconcile_estimates", ids).fetchall())
+    realized = _by_experiment(run(con, "report/reconcile_realized", ids).fetchall())
+    windows = _by_experiment(run(con, "report/reconcile_gpu_windows", ids).fetchall())
+    results = dict(run(con, "report/reconcile_estimator_results", ids).fetchall())
+    complete = billing_complete_through_many(con, keys)
+    currencies = {k: _currency(logged.get(k), estimates.get(k, []), realized.get(k, [])) for k in keys}
+    hidden = waste.experiments_waste(con, currencies)
+    built = {
+        k: _reconciliation(
+            logged.get(k) or (k, None, None, None, None, None, "{}", "{}"),  # known from a tag only
+            currencies[k],
+            estimates.get(k, []),
+            realized.get(k, []),
+            complete[k],
+            hidden[k],
+            results.get(k),
+            windows.get(k, []),
+        )
+        for k in keys
     }
+    return [built[canonical_value(i)] for i in experiment_ids]
+
+
+def _by_experiment(found: list[tuple[Any, ...]]) -> dict[str, list[tuple[Any, ...]]]:
+    """Rows whose first column is the experiment id, grouped by it (the id dropped), in order."""
+    out: dict[str, list[tuple[Any, ...]]] = {}
+    for exp_id, *rest in found:
+        out.setdefault(exp_id, []).append(tuple(rest))
+    return out
+
+
+def _currency(
+    logged: tuple[Any, ...] | None, estimates: list[tuple[Any, ...]], realized: list[tuple[Any, ...]]
+) -> str:
+    """The estimates' first currency, else the log's estimate's, else the first realized one, else USD."""
+    if estimates:
+        return str(estimates[0][2])
+    estimate = json.loads((logged[6] if logged else None) or "{}")
+    return str(estimate.get("currency", "")).upper() or min((r[2] for r in realized), default="USD")
+
+
+def _reconciliation(
+    logged: tuple[Any, ...],
+    currency: str,
+    estimates: list[tuple[Any, ...]],
+    realized_rows: list[tuple[Any, ...]],
+    complete_through: datetime | None,
+    hidden: dict[str, Decimal],
+    estimator_detail: str | None,
+    windows: list[tuple[Any, ...]],
+) -> Reconciliation:
+    exp_id, project, method, status, started, ended, _, metrics_json = logged
+    realized = {(p, c): Decimal(cost) for p, c, cur, cost, _ in realized_rows if cur == currency}
     estimated = {(p, c): Decimal(a) for p, c, cur, a, _ in estimates if cur == currency}
     keys = sorted(set(realized) | set(estimated), key=phase_category_order)
     rows = [Row(p, c, estimated.get((p, c)), realized.get((p, c), Decimal(0))) for p, c in keys]
-
-    complete_through = billing_complete_through(con, exp_id)
     provisional = ended is None or complete_through is None or complete_through < ended
-
-    hidden = waste.experiment_waste(con, exp_id, currency)
     bases = {b for *_, b in estimates}
     assumptions: dict[str, Any] = {
         "estimate_source": _estimate_source(bases),
         "realized_measure": "EffectiveCost (amortised, net of credits)",
         "billing_complete_through": "end of the latest usage hour billed by the experiment's providers",
     }
-    assumptions.update(compute_assumptions(con, exp_id, currency, rows, complete_through))
+    cloud_compute = {
+        p: Decimal(cc) for p, _, cur, _, cc in realized_rows if cur == currency and cc is not None
+    }
+    logged_hours = _logged_gpu_hours(windows, complete_through)
+    assumptions.update(compute_assumptions(estimator_detail, currency, cloud_compute, logged_hours))
     if status in waste.FAILED_STATUSES and isinstance(assumptions.get("compute"), list):
         for item in assumptions["compute"]:
             item["implied_mfu"] = None
@@ -155,7 +198,7 @@ def reconcile(con: Connection, experiment_id: str) -> Reconciliation:
         idle=hidden["idle"],
         failed=hidden["failed"],
         assumptions=assumptions,
-        other_currencies=[c for c in currencies if c != currency],
+        other_currencies=sorted({cur for _, _, cur, _, _ in realized_rows} - {currency}),
         metrics=json.loads(metrics_json or "{}"),
     )
 
@@ -170,33 +213,44 @@ def _estimate_source(bases: set[str]) -> str:
     return "experiment log and estimator"
 
 
-def billing_complete_through(con: Connection, experiment_id: str) -> datetime | None:
-    """The earliest, over the providers the experiment ran on, of how far each one's bill is complete."""
+def billing_complete_through_many(con: Connection, experiment_ids: list[str]) -> dict[str, datetime | None]:
+    """Per experiment, the earliest, over the providers it ran on, of how far each one's bill is complete
+    (None while a provider it ran on has delivered no usage)."""
     complete = dict(run(con, "report/billing_complete_through").fetchall())
-    used = {p for (p,) in run(con, "report/reconcile_providers", {"id": experiment_id}).fetchall()}
-    relevant = [complete[p] for p in sorted(used) if p in complete] or list(complete.values())
-    if used and any(p not in complete for p in used):
-        return None
-    return min(relevant) if relevant else None
+    used: dict[str, set[str]] = {i: set() for i in experiment_ids}
+    for exp_id, provider in run(con, "report/reconcile_providers", {"ids": experiment_ids}).fetchall():
+        used[exp_id].add(provider)
+    out: dict[str, datetime | None] = {}
+    for exp_id, providers in used.items():
+        relevant = [complete[p] for p in sorted(providers) if p in complete] or list(complete.values())
+        missing = any(p not in complete for p in providers)
+        out[exp_id] = None if missing or not relevant else min(relevant)
+    return out
 
 
 def compute_assumptions(
-    con: Connection, experiment_id: str, currency: str, rows: list[Row], complete_through: datetime | None
+    estimator_detail: str | None,
+    currency: str,
+    cloud_compute: dict[str, Decimal],
+    logged: dict[str, Decimal],
 ) -> dict[str, Any]:
-    """The estimator's assumptions plus, per phase, implied realized GPU hours and MFU.
+    """The estimator's assumptions (its result's JSON, None when it did not run) plus, per phase, implied
+    realized GPU hours and MFU from the realized cloud compute and the logged GPU hours.
 
     Implied GPU hours = realized compute cost / the price per GPU hour the estimator used (an on-demand
     price: Savings Plans and committed-use discounts make it read low); implied MFU = the estimator's
     FLOPs / (implied GPU hours x peak). Logged GPU hours come from the experiment log's windows x GPUs.
+    Cloud compute only: an off-cloud ledger's compute (an LLM-judge API bill) bought no GPU hours.
     """
-    found = run(con, "report/reconcile_estimator_result", {"id": experiment_id}).fetchone()
-    logged = _logged_gpu_hours(con, experiment_id, complete_through)
-    if found is None:
+    if estimator_detail is None:
         out: dict[str, Any] = {"estimator": "not run (no params in the log)"}
         if logged:
-            out["compute"] = [{"phase": p, "logged_gpu_hours": _q(h, "0.01")} for p, h in logged.items()]
+            out["compute"] = [
+                {"phase": p, "logged_gpu_hours": _q(logged[p], "0.01")}
+                for p in sorted(logged, key=lambda p: phase_category_order((p, "")))
+            ]
         return out
-    detail = json.loads(found[0])
+    detail = json.loads(estimator_detail)
     facts = {k: v["value"] for k, v in detail["assumptions"].items()}
     price = Decimal(facts["price_per_gpu_hour"]) if "price_per_gpu_hour" in facts else None
     peak = Decimal(facts["peak_tflops"]) if "peak_tflops" in facts else None
@@ -209,19 +263,12 @@ def compute_assumptions(
                 flops[p["phase"]] = p["flops"]
             if p["gpu_hours"] is not None:
                 est_hours[p["phase"]] = Decimal(p["gpu_hours"])
-    # Cloud compute only: an off-cloud ledger's compute (an LLM-judge API bill) bought no GPU hours.
-    realized_compute: dict[str, Decimal] = {
-        phase: Decimal(cost)
-        for phase, cost in run(
-            con, "report/reconcile_realized_compute", {"id": experiment_id, "currency": currency}
-        ).fetchall()
-    }
     phases = sorted(
-        set(flops) | set(realized_compute) | set(logged), key=lambda p: phase_category_order((p, ""))
+        set(flops) | set(cloud_compute) | set(logged), key=lambda p: phase_category_order((p, ""))
     )
     compute = []
     for phase in phases:
-        cost = realized_compute.get(phase)
+        cost = cloud_compute.get(phase)
         implied = cost / price if (cost is not None and same_money and price) else None
         mfu = (
             Decimal(flops[phase]) / (implied * 3600 * peak * Decimal(10) ** 12)
@@ -262,10 +309,11 @@ def _q(value: Decimal | None, places: str) -> str | None:
     return None if value is None else f"{value.quantize(Decimal(places), ROUND_HALF_EVEN):f}"
 
 
-def _logged_gpu_hours(con: Connection, experiment_id: str, until: datetime | None) -> dict[str, Decimal]:
-    """GPU hours by phase from the log's windows; an open window counts up to ``until``."""
+def _logged_gpu_hours(windows: list[tuple[Any, ...]], until: datetime | None) -> dict[str, Decimal]:
+    """GPU hours by phase from the log's windows (phase, GPUs, start, end); an open window counts up to
+    ``until``."""
     hours: dict[str, Decimal] = {}
-    for phase, gpus, start, end in run(con, "report/reconcile_gpu_windows", {"id": experiment_id}).fetchall():
+    for phase, gpus, start, end in windows:
         stop = min(end, until) if until else end
         if stop <= start:
             continue

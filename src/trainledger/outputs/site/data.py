@@ -1,19 +1,18 @@
 """What the site shows, computed by the functions the CLI uses, so each number equals the CLI's.
 
-Allocations are read once, as ``report --by period,project,method,phase,category,rule,provider,waste,
-experiment --granularity day`` (``realize.cost_frame``); every table is a roll-up of that frame in exact
-Decimal, which is the sum the CLI's narrower ``--by`` computes. Post-mortems are ``reconcile``'s, cost-benefit
-is ``report --with-metrics``'s, budgets are ``budgets``'s, tag coverage is ``labels``'s.
+Allocations are read once, summed in the warehouse by every set of dimensions a page shows
+(``realize.cost_sets``: GROUPING SETS, each set the sums ``report --by`` those dimensions prints), so
+Python holds aggregates only, however large the month. Post-mortems are ``reconcile``'s (all experiments
+reconciled at once), cost-benefit is ``report --with-metrics``'s, budgets are ``budgets``'s, tag coverage
+is ``labels``'s.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
-
-import polars as pl
 
 from trainledger.core.config import Config
 from trainledger.reports import benefit, budgets, coverage, realize, reconcile
@@ -21,16 +20,22 @@ from trainledger.reports.budgets import BudgetStatus, ShareStatus
 from trainledger.warehouse.connection import Connection, run
 
 MONEY = realize.MONEY
-CUBE = [
-    "billing_period",
-    "project",
-    "method",
-    "phase",
-    "cost_category",
-    "rule",
-    "provider",
-    "waste",
-    "experiment_id",
+# Every table of the site is one of these sets (+ currency): the overview's per period, the projects',
+# the waste page's (by week from Monday, UTC) and the ids of experiments known from allocations.
+SETS: list[realize.Set] = [
+    ("billing_period",),
+    ("billing_period", "project"),
+    ("billing_period", "method"),
+    ("billing_period", "cost_category"),
+    ("billing_period", "rule"),
+    ("billing_period", "provider"),
+    ("billing_period", "day"),
+    ("project",),
+    ("project", "phase", "cost_category"),
+    ("project", "waste"),
+    ("waste", "week"),
+    ("waste", "project", "experiment_id"),
+    ("experiment_id",),
 ]
 # Allocation rules -> the four ways a cost is held: charged to work, idle capacity, shared, or nobody's.
 HELD = {"idle": "idle", "shared": "shared", "unattributed": "unattributed"}
@@ -40,27 +45,30 @@ Row = dict[str, Any]
 
 @dataclass
 class Cube:
-    """Allocations summed by every dimension the site shows, by UTC day and currency."""
+    """Allocations summed by each set of SETS and currency, in the warehouse."""
 
-    frame: pl.DataFrame
+    sets: dict[frozenset[str], list[Row]]
+    _index: dict[tuple[frozenset[str], tuple[str, ...]], dict[tuple[Any, ...], list[Row]]] = field(
+        default_factory=dict
+    )
 
     def rollup(self, columns: list[str], **where: str | None) -> list[Row]:
         """Sums by ``columns`` + currency over the rows matching ``where``, ordered as ``report`` orders
-        (ascending, empty last); money as Decimal."""
-        frame = self.frame
-        for column, value in where.items():
-            frame = frame.filter(pl.col(column).is_null() if value is None else pl.col(column) == value)
+        (ascending, empty last); money as Decimal. ``columns`` + ``where`` must be one of SETS."""
+        named = (frozenset([*columns, *where]), tuple(where))
+        if named not in self._index:  # a set's rows by the values of ``where``'s columns, made once
+            index: dict[tuple[Any, ...], list[Row]] = {}
+            for r in self.sets[named[0]]:
+                index.setdefault(tuple(r[c] for c in where), []).append(r)
+            self._index[named] = index
         keys = [*columns, "currency"]
-        grouped = frame.group_by(keys).agg(pl.col(m).sum() for m in MONEY)
-        grouped = grouped.sort(keys, nulls_last=True)
-        return [
-            {k: (Decimal(v) if k in MONEY else v) for k, v in row.items()}
-            for row in grouped.iter_rows(named=True)
-        ]
+        found = self._index[named].get(tuple(where.values()), [])
+        kept = [{k: r[k] for k in (*keys, *MONEY)} for r in found]
+        return sorted(kept, key=lambda r: [(r[k] is None, r[k] or "") for k in keys])
 
 
 def read_cube(con: Connection) -> Cube:
-    return Cube(realize.cost_frame(con, CUBE, "day"))
+    return Cube({frozenset(s): rows for s, rows in realize.cost_sets(con, SETS).items()})
 
 
 def periods(cube: Cube) -> list[str]:
@@ -135,13 +143,19 @@ class Experiments:
     rows: list[reconcile.Reconciliation]
     total: int
 
+    def by_project(self) -> dict[str | None, list[reconcile.Reconciliation]]:
+        out: dict[str | None, list[reconcile.Reconciliation]] = {}
+        for r in self.rows:
+            out.setdefault(r.project, []).append(r)
+        return out
+
 
 def experiments(con: Connection, cube: Cube, limit: int | None) -> Experiments:
     logged = [exp_id for exp_id, _ in run(con, "site/experiments").fetchall()]
     seen = {r["experiment_id"] for r in cube.rollup(["experiment_id"])} - {None}
     ids = logged + sorted(seen - set(logged))
     chosen = ids if limit is None else ids[:limit]
-    return Experiments([reconcile.reconcile(con, exp_id) for exp_id in chosen], len(ids))
+    return Experiments(reconcile.reconcile_many(con, chosen), len(ids))
 
 
 @dataclass
@@ -153,13 +167,13 @@ class ProjectPage:
     experiments: list[reconcile.Reconciliation] = field(default_factory=list)
 
 
-def project(cube: Cube, name: str, found: Experiments) -> ProjectPage:
+def project(cube: Cube, name: str, experiments: list[reconcile.Reconciliation]) -> ProjectPage:
     return ProjectPage(
         name,
         cube.rollup(["phase", "cost_category"], project=name),
         cube.rollup(["waste"], project=name),
         cube.rollup(["billing_period"], project=name),
-        [r for r in found.rows if r.project == name],
+        experiments,
     )
 
 
@@ -170,26 +184,11 @@ class WastePage:
     offenders: list[Row]
 
 
-def _week(day: str) -> str:
-    start = date.fromisoformat(day)
-    return (start - timedelta(days=start.weekday())).isoformat()
-
-
 def waste_page(cube: Cube, top: int = 10) -> WastePage:
     wasted = [r for r in cube.rollup(["waste", "project"]) if r["waste"] in WASTE]
-    weeks: dict[tuple[str, str, str], Row] = {}
-    for r in cube.rollup(["waste", "day"]):
-        if r["waste"] not in WASTE:
-            continue
-        key = (_week(r["day"]), r["waste"], r["currency"])
-        into = weeks.setdefault(
-            key, {"week": key[0], "waste": key[1], "currency": key[2], **{m: Decimal(0) for m in MONEY}}
-        )
-        for m in MONEY:
-            into[m] += r[m]
+    by_week = [r for r in cube.rollup(["week", "waste"]) if r["waste"] in WASTE]
     offenders = [r for r in cube.rollup(["waste", "project", "experiment_id"]) if r["waste"] in WASTE]
     offenders.sort(key=lambda r: -r["effective_cost"])
-    by_week = sorted(weeks.values(), key=lambda r: (r["week"], r["waste"], r["currency"]))
     return WastePage(wasted, by_week, offenders[:top])
 
 

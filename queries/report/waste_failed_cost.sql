@@ -1,0 +1,10 @@
+-- What each failed, aborted or cancelled experiment cost: its realized EffectiveCost per currency, every
+-- rule included (a failed run's waste). Grain: experiment x currency.
+-- Parameters: $ids (list of experiment ids), $statuses (the failed statuses, waste.FAILED_STATUSES).
+SELECT experiment_id, currency, sum(effective_cost) AS cost
+FROM allocations
+WHERE experiment_id IN (
+    SELECT experiment_id FROM experiments
+    WHERE list_contains($statuses, status) AND experiment_id IN (SELECT unnest($ids))
+)
+GROUP BY ALL
