@@ -106,7 +106,7 @@ def cli(
 
 
 def _register() -> None:
-    from trainledger.cli import batch, estimates, job_log, reports, runs
+    from trainledger.cli import batch, estimates, job_log, reports, runs, sql
 
     for command in (
         batch.init,
@@ -121,6 +121,7 @@ def _register() -> None:
         estimates.estimate,
         job_log.log_group,
         runs.runs,
+        sql.sql,
     ):
         cli.add_command(command)
 
