@@ -49,6 +49,7 @@ SPARK_REWRITES = {
     "list_reduce(list, f)": "aggregate(slice(list, 2, size(list)), list[1], f)",
     "len(list)": "size(list) (queries/ uses len only on lists)",
     "hash(...)": "xxhash64(...): DuckDB's hash is 64-bit, Spark's hash() 32-bit",
+    "row_number() OVER ()": "monotonically_increasing_id(): an id only, and Spark wants an order for row_number",
     "gcd, lcm": "no Spark function: Euclid's algorithm, bounded to 92 steps (enough for 64-bit values)",
 }
 
@@ -132,6 +133,13 @@ def _spark_rewrite(node: exp.Expr) -> exp.Expr:
         return exp.Anonymous(this="unix_millis", expressions=[node.this])
     if isinstance(node, exp.Explode) and node.expressions:
         return exp.Anonymous(this="inline", expressions=[node.this])
+    if (
+        isinstance(node, exp.Window)
+        and isinstance(node.this, exp.RowNumber)
+        and not node.args.get("partition_by")
+        and not node.args.get("order")
+    ):
+        return exp.Anonymous(this="monotonically_increasing_id", expressions=[])
     if isinstance(node, exp.Anonymous) and node.name.lower() == "hash":
         return exp.Anonymous(this="xxhash64", expressions=node.expressions)
     if isinstance(node, exp.Length):
