@@ -32,7 +32,9 @@ def test_every_query_file_ships_in_the_wheel(wheel: Path) -> None:
         if n.startswith("trainledger/queries/") and n.endswith(".sql")
     }
     engines = queries.directory() / "engines"
-    overrides = {p.relative_to(queries.directory()).with_suffix("").as_posix() for p in engines.rglob("*.sql")}
+    overrides = {
+        p.relative_to(queries.directory()).with_suffix("").as_posix() for p in engines.rglob("*.sql")
+    }
     assert shipped == set(queries.names()) | overrides  # other engines' versions ship too (trainledger sql)
 
 

@@ -5,7 +5,8 @@
 -- Why an override: DuckDB computes in HUGEINT with `//`; Spark has no 128-bit integer and its `div` returns a
 -- 64-bit long. Here units and products are DECIMAL(38, 0) (exact up to 1e38, Spark's ANSI mode raises
 -- beyond, DuckDB's HUGEINT stops at 1.7e38), the floor is (x - x % t) / t (an exact multiple, so the
--- decimal quotient is whole), and units become money as whole and fractional parts, so no scale is lost.
+-- decimal quotient is whole), units become money as whole and fractional parts, so no scale is lost, and
+-- the sign is applied by CASE (Spark's sign() returns a DOUBLE, which would round a large share).
 INSERT INTO allocation_rows
 WITH numbered AS (
     SELECT
@@ -50,9 +51,12 @@ ranked AS (
 signed AS (
     SELECT
         *,
-        CAST(sign(b_units) * (b_base + CASE WHEN b_rank <= b_left THEN 1 ELSE 0 END) AS DECIMAL(38, 0)) AS b_out,
-        CAST(sign(e_units) * (e_base + CASE WHEN e_rank <= e_left THEN 1 ELSE 0 END) AS DECIMAL(38, 0)) AS e_out,
-        CAST(sign(l_units) * (l_base + CASE WHEN l_rank <= l_left THEN 1 ELSE 0 END) AS DECIMAL(38, 0)) AS l_out
+        CAST(CASE WHEN b_units < 0 THEN -1 ELSE 1 END * (b_base + CASE WHEN b_rank <= b_left THEN 1 ELSE 0 END)
+             AS DECIMAL(38, 0)) AS b_out,
+        CAST(CASE WHEN e_units < 0 THEN -1 ELSE 1 END * (e_base + CASE WHEN e_rank <= e_left THEN 1 ELSE 0 END)
+             AS DECIMAL(38, 0)) AS e_out,
+        CAST(CASE WHEN l_units < 0 THEN -1 ELSE 1 END * (l_base + CASE WHEN l_rank <= l_left THEN 1 ELSE 0 END)
+             AS DECIMAL(38, 0)) AS l_out
     FROM ranked
 )
 SELECT
