@@ -5,7 +5,8 @@ Baseline (a), the floor of any persistent pipeline: DuckDB copying the columns t
 table. Baseline (b), the analysis floor: DuckDB computing amortised cost by one tag and day. Each step
 runs in its own process so its peak RSS (from wait4) is its own. Then `nightly` runs twice: the first
 writes the exports (its attribution is unchanged since `attribute`), the second finds nothing changed,
-which is what a night without new data costs. ``--profile`` then times every SQL statement of ingest,
+which is what a night without new data costs. Last, `site` writes the static dashboard (its default of
+100 post-mortems, the newest). ``--profile`` then times every SQL statement of ingest,
 attribute and export in-process, slowest first.
 
 ``--engine spark`` runs the trainledger steps with ``[warehouse] engine = "spark"`` once per ``--masters``
@@ -68,6 +69,7 @@ ANALYSIS = "baseline (b): DuckDB amortised by tag x day"
 PIPELINE = ("trainledger ingest", "trainledger attribute", "trainledger export")
 FIRST_NIGHT = "trainledger nightly (writes the exports)"
 RERUN = "trainledger nightly, unchanged month"
+SITE = "trainledger site (100 post-mortems)"
 
 
 @dataclass
@@ -144,6 +146,7 @@ def bench(rows: int, data: Path, master: str | None = None) -> list[Step]:
         measure("trainledger export", [tl, "export", "--period", "2026-11", "--out", "export.csv"], run),
         measure(FIRST_NIGHT, [tl, "nightly"], run),
         measure(RERUN, [tl, "nightly"], run),
+        measure(SITE, [tl, "site", "--out", "site"], run),
     ]
     (run / "copy.duckdb").unlink(missing_ok=True)
     return steps
@@ -172,6 +175,7 @@ def report(rows: int, steps: list[Step]) -> str:
         f"ratio to baseline (b) analysis:  {total / by[ANALYSIS].seconds:5.2f}x",
         f"unchanged re-run / full run:     {by[RERUN].seconds / total:6.1%}  (target <= 5%)",
         f"peak RSS: {peak:.0f} MiB (target <= 2048 MiB)",
+        f"static site: {by[SITE].seconds:.2f} s",
     ]
     return "\n".join(lines)
 

@@ -11,7 +11,10 @@ import pytest
 from click.testing import CliRunner, Result
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
+# The project's shared folder sits beside the clone (../shared); a git worktree nests one level deeper.
+SHARED = next(
+    (p / "shared" for p in ROOT.parents if (p / "shared" / "SPEC.md").is_file()), ROOT.parent / "shared"
+)
 REFERENCE = SHARED / "reference-data"
 sys.path.insert(0, str(ROOT / "fixtures"))
 

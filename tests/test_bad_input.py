@@ -95,7 +95,8 @@ def test_unknown_experiment_is_a_user_error(run) -> None:
     assert result.exit_code == 1
     assert (
         result.stderr
-        == "trainledger: error: experiment 'exp-nope' is not in the experiment log nor in any allocation\n"
+        == "trainledger: error: experiment 'exp-nope' is not in the experiment log nor in any allocation; "
+        "closest known: exp-opd-0425, exp-rl-0421, exp-rl-0419\n"
     )
 
 

@@ -75,3 +75,59 @@ def test_override_to_an_unknown_category_is_a_config_error() -> None:
         "[categories] services: 'Amazon Bedrock' = 'inference' is not a category "
         "(compute, storage, network, data, ops, other)"
     )
+
+
+def test_a_focus_files_service_category_places_services_the_rules_do_not_know(run, project) -> None:
+    """Azure's FOCUS export: "Virtual Machines" and "Storage Accounts" match no service-name rule (they
+    were `other`); their ServiceCategory says Compute and Storage. `[categories] service_categories`
+    overrides the mapping (Databases -> storage here); a category that says nothing (Other) falls back to
+    the rules."""
+    import csv
+    import io
+    from decimal import Decimal
+
+    from focus_files import write_focus
+
+    azure = {
+        "ProviderName": "Microsoft",
+        "BillingAccountId": "ba-0001",
+        "SubAccountId": "sub-0001",
+        "x_UsageType": "",
+    }
+    write_focus(
+        project.root / "bill.csv",
+        [
+            {**azure, "ServiceName": "Virtual Machines", "ServiceCategory": "Compute", "BilledCost": "40.00"},
+            {**azure, "ServiceName": "Storage Accounts", "ServiceCategory": "Storage", "BilledCost": "7.50"},
+            {**azure, "ServiceName": "Azure Cosmos DB", "ServiceCategory": "Databases", "BilledCost": "3.25"},
+            {**azure, "ServiceName": "Azure Monitor", "ServiceCategory": "Management and Governance",
+             "BilledCost": "1.10"},
+            {**azure, "ServiceName": "Bandwidth", "ServiceCategory": "Networking", "BilledCost": "0.90"},
+            {**azure, "ServiceName": "Azure Data Box", "ServiceCategory": "Other", "BilledCost": "2.00"},
+        ],
+    )  # fmt: skip
+    project.write_config(
+        '[[sources]]\nname = "bill"\nkind = "focus"\nuri = "bill.csv"\n\n'
+        '[categories]\nservice_categories = { "Databases" = "storage" }\n'
+    )
+    assert run("ingest").exit_code == 0
+    assert run("attribute").exit_code == 0
+    result = run("report", "--by", "category,service", "--format", "csv")
+    assert result.exit_code == 0, result.stderr
+    got = {
+        (r["service_name"], r["cost_category"]): Decimal(r["effective_cost"])
+        for r in csv.DictReader(io.StringIO(result.stdout))
+    }
+    assert got == {
+        ("Virtual Machines", "compute"): Decimal("40.00"),
+        ("Storage Accounts", "storage"): Decimal("7.50"),
+        ("Azure Cosmos DB", "storage"): Decimal("3.25"),
+        ("Azure Monitor", "ops"): Decimal("1.10"),
+        ("Bandwidth", "network"): Decimal("0.90"),
+        ("Azure Data Box", "other"): Decimal("2.00"),
+    }
+
+
+def test_a_service_category_override_must_name_a_category() -> None:
+    with pytest.raises(ConfigError, match=r"\[categories\] service_categories: 'Databases' = 'db' is not a"):
+        Categorizer(CategoriesConfig(service_categories={"Databases": "db"}))

@@ -118,7 +118,11 @@ def test_a_second_nightly_waits_and_then_runs(yesterday: Project) -> None:
     assert (first_code, code) == (0, 0), err
     assert "ingested\taws-cur2\t2026-11\tunchanged\n" in first_out
     assert "ingested\taws-cur2\t2026-11\tunchanged\n" in out
-    assert "attributed\t2276 allocations\tbilled 73877.57311856 USD\n" in out  # cloud + off-cloud ledger
+    # 73,877.57311856 USD to the cent, as `report` shows money: the cloud bill plus the off-cloud ledger
+    assert (
+        "attributed\t2276 allocations\tbilled 73,877.57 USD (all sources: cloud bills and off-cloud ledgers)\n"
+        in out
+    )
     runs = sorted(warehouse_state(yesterday.warehouse, ledger=True)["runs"], key=lambda r: r[2])
     assert [r[4] for r in runs] == ["ok", "ok", "ok"]
     assert json.loads(runs[2][5])["lock_wait_s"] >= 0.5  # it waited for the first run to end

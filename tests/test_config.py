@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from trainledger.core import config
+from trainledger.connectors import registry
+from trainledger.core import config, starter
 from trainledger.core.errors import ConfigError
 
 
@@ -62,15 +63,40 @@ def test_flag_beats_environment_beats_file(tmp_path: Path, monkeypatch: pytest.M
 
 
 def test_missing_explicit_config_says_how_to_make_one(tmp_path: Path) -> None:
-    with pytest.raises(
-        ConfigError, match=re.escape("config file not found (create one with `trainledger init`)")
-    ):
+    expected = (
+        f"no config file: looked for {tmp_path / 'nope.toml'} (named by --config or $TRAINLEDGER_CONFIG); "
+        "run `trainledger init` to write one"
+    )
+    with pytest.raises(ConfigError, match=re.escape(expected)):
         config.load(tmp_path / "nope.toml")
 
 
-def test_starter_config_is_valid(tmp_path: Path) -> None:
-    cfg = load_text(tmp_path, config.STARTER)
-    assert [s.kind for s in cfg.sources] == ["aws-cur2"]
+KINDS = tuple(registry.KINDS)
+
+
+def test_starter_config_is_valid_with_no_source_and_an_example_of_every_kind(tmp_path: Path) -> None:
+    text = starter.starter()
+    cfg = load_text(tmp_path, text)
+    assert cfg.sources == []
+    assert cfg.exports.dir == "exports"
+    assert sorted(re.findall(r'^# kind = "([a-z0-9-]+)"$', text, re.M)) == sorted(KINDS)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_each_commented_example_is_a_valid_source_once_uncommented(tmp_path: Path, kind: str) -> None:
+    block = starter.starter().split(f'# [[sources]]\n# name = "{kind}"\n', 1)[1].split("\n\n", 1)[0]
+    body = "\n".join(line.removeprefix("# ") for line in block.splitlines() if "instead of uri" not in line)
+    cfg = load_text(tmp_path, f'[[sources]]\nname = "{kind}"\n{body}\n')
+    assert [s.kind for s in cfg.sources] == [kind]
+
+
+def test_init_source_fills_in_the_first_source(tmp_path: Path) -> None:
+    cfg = load_text(tmp_path, starter.starter("focus", 'C:\\bills\\"focus".csv'))
+    assert [(s.kind, s.options.uri) for s in cfg.sources] == [("focus", 'C:\\bills\\"focus".csv')]
+    with pytest.raises(ConfigError, match=re.escape("--source manual reads files: give --uri")):
+        starter.starter("manual")
+    with pytest.raises(ConfigError, match=re.escape("--source aws-tags reads an API, not files")):
+        starter.starter("aws-tags", "s3://x")
 
 
 def test_the_warehouse_works_within_its_memory_limit(tmp_path: Path) -> None:

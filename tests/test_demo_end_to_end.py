@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from decimal import Decimal
 from pathlib import Path
 
@@ -100,7 +101,9 @@ def test_reconcile_table_is_readable(run) -> None:
     result = run("reconcile", "exp-sft-0412")
     assert result.exit_code == 0
     assert "Experiment exp-sft-0412" in result.stdout
-    assert "train  compute" in result.stdout
+    # Columns are as wide as their longest cell (the summary rows' "lines with no estimate").
+    assert re.search(r"^train +compute +950\.00 +1,210\.88 +260\.88 +\+27\.5%$", result.stdout, re.M)
+    assert re.search(r"^lines with no estimate +no estimate +6,137\.31 +- +-$", result.stdout, re.M)
 
 
 def test_report_by_rule_shows_every_bucket(run) -> None:

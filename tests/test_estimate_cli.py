@@ -123,7 +123,10 @@ def test_estimate_explains_what_is_wrong(run, project: Project) -> None:
     run("nightly")
     result = run("estimate", "exp-nope")
     assert result.exit_code == 1
-    assert "experiment 'exp-nope' is not in the warehouse; run `trainledger ingest`" in result.stderr
+    assert result.stderr == (
+        "trainledger: error: experiment 'exp-nope' is not in the experiment log; "
+        "closest known: exp-opd-0425, exp-rl-0421, exp-rl-0419\n"
+    )
 
 
 def test_report_with_metrics_gives_the_method_cost_benefit_table(run) -> None:

@@ -35,7 +35,7 @@ MANDATORY = {
 # Recommended or conditional FOCUS columns we can fill from the bill.
 OPTIONAL = {
     "ChargeFrequency", "CommitmentDiscountCategory", "CommitmentDiscountId", "CommitmentDiscountStatus",
-    "ConsumedQuantity", "ConsumedUnit", "PricingCategory", "RegionId", "ResourceId", "ResourceType",
+    "ConsumedQuantity", "ConsumedUnit", "InvoiceId", "PricingCategory", "RegionId", "ResourceId", "ResourceType",
     "ServiceSubcategory", "SubAccountId", "Tags",
 }  # fmt: skip
 ALLOCATION = ["x_Project", "x_Phase", "x_Method", "x_ExperimentId", "x_AllocationRule"]

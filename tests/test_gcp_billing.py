@@ -150,11 +150,8 @@ def test_overlap_and_period_rereads_never_double_a_row(
         wide,
         "SELECT count(*), sum(billed_cost), sum(effective_cost) FROM charges WHERE billing_period = '2026-11'",
     )
-    assert (count, billed, net) == (
-        399,
-        invoice_total(rows, "202611", net=False),
-        invoice_total(rows, "202611"),
-    )
+    # Credits stay on their rows: BilledCost is what the invoice charges, and ties to it.
+    assert (count, billed, net) == (399, invoice_total(rows, "202611"), invoice_total(rows, "202611"))
     assert net == NOVEMBER_NET
     # The watermark moved with full pulls only, and is kept per invoice month in ingest_state.
     assert query(wide, "SELECT DISTINCT version FROM ingest_state") == [
@@ -261,7 +258,8 @@ def test_cost_types_and_adjustments_map_to_focus_categories(loaded: Config) -> N
     ) == [
         ("adjustment:SLA_VIOLATION", "Credit", None, 1, Decimal("-50"), Decimal("-50")),
         ("regular", "Purchase", None, 30, Decimal("10646.56512"), Decimal("10646.56512")),
-        ("regular", "Usage", None, 361, Decimal("4229.880851"), Decimal("3003.260179")),
+        # cost 4229.880851 less 1126.620672 committed use and 100 promotional credits
+        ("regular", "Usage", None, 361, Decimal("3003.260179"), Decimal("3003.260179")),
         # a correction of October usage issued on November's invoice (FOCUS: ChargeClass Correction) ...
         ("regular:PRICE_CORRECTION", "Usage", "Correction", 1, Decimal("-1.234567"), Decimal("-1.234567")),
         # ... and an in-month one: negate 11-03 egress and restate it at 80 %, both new rows
@@ -271,12 +269,21 @@ def test_cost_types_and_adjustments_map_to_focus_categories(loaded: Config) -> N
     ]
 
 
-def test_credits_stay_visible_per_type_and_net_into_effective_cost(loaded: Config) -> None:
+def test_credits_stay_visible_per_type_and_net_into_billed_and_effective_cost(
+    loaded: Config, rows: list[dict[str, Any]]
+) -> None:
+    """Each row's BilledCost is its cost plus its credits (the export's own numbers, summed here)."""
+    nets = sorted(
+        Decimal(repr(r["cost"])) + sum((Decimal(repr(c["amount"])) for c in r["credits"]), Decimal(0))
+        for r in rows
+        if r["credits"]
+    )
     credits = query(loaded, "SELECT credits, billed_cost, effective_cost FROM charges WHERE credits <> '[]'")
+    assert sorted(billed for _, billed, _ in credits) == nets
     by_type: dict[str, Decimal] = {}
     for text, billed, effective in credits:
         listed = json.loads(text)
-        assert effective == billed + sum(Decimal(c["amount"]) for c in listed)
+        assert effective == billed
         for credit in listed:
             by_type[credit["type"]] = by_type.get(credit["type"], Decimal(0)) + Decimal(credit["amount"])
     # The A100s are fully covered by their commitment (48 h x 8 GPUs); the research credit caps at 100.
@@ -384,7 +391,9 @@ def test_a_failed_pull_changes_nothing(
     line = json.loads(generate_gcp.json_line(rows[0]))
     line["export_time"] = "yesterday"
     (bad / "export.json").write_text(json.dumps(line) + "\n", encoding="utf-8")
-    with pytest.raises(InputError, match="column export_time: expected a timestamp, got 'yesterday'"):
+    with pytest.raises(
+        InputError, match="column export_time: expected a timestamp in 2000-2099, got 'yesterday'"
+    ):
         pull(make_config(tmp_path, f'uri = "{bad}"'))
     assert query(config, "SELECT count(*), sum(billed_cost) FROM charges") == before
 
@@ -427,7 +436,8 @@ def test_cli_ingest_reports_new_rows_then_unchanged(run, project: Project, expor
     assert first.exit_code == 0, first.stderr
     assert (
         first.stdout
-        == "gcp\t2026-11\t399 rows, billed 15917.830672 USD\ngcp\t2026-12\t1 rows, billed 3.090533 USD\n"
+        # 14,691.21 and 3.090533 USD (cost + credits), shown to the cent as `report` shows money
+        == "gcp\t2026-11\t399 rows, billed 14,691.21 USD\ngcp\t2026-12\t1 rows, billed 3.09 USD\n"
     )
     second = run("ingest")
     assert second.stdout == "gcp\t2026-11\tunchanged\ngcp\t2026-12\tunchanged\n"
@@ -483,9 +493,9 @@ def test_a_standard_export_without_resource_or_price_columns_ingests(
     assert pull(config) == {"2026-11": 399, "2026-12": 1}
     assert query(
         config,
-        "SELECT count(resource_id), sum(effective_cost), sum(list_cost) = sum(billed_cost) FROM charges "
+        "SELECT count(resource_id), sum(billed_cost), sum(effective_cost), sum(list_cost) FROM charges "
         "WHERE billing_period = '2026-11'",
-    ) == [(0, NOVEMBER_NET, True)]
+    ) == [(0, NOVEMBER_NET, NOVEMBER_NET, NOVEMBER_BILLED)]  # without cost_at_list, ListCost is cost
 
 
 def test_row_identity_is_pinned(loaded: Config) -> None:

@@ -59,6 +59,13 @@ class Inputs:
         self.extra_config += f'\n[[sources]]\nname = "hostile"\nkind = "focus"\nuri = "{path}"\n'
         return path
 
+    def manual(self, name: str, text: str) -> Path:
+        """Add a manual ledger source reading ``text`` as the file ``name``."""
+        path = self.root / name
+        path.write_text(text, encoding="utf-8")
+        self.extra_config += f'\n[[sources]]\nname = "hostile-ledger"\nkind = "manual"\nuri = "{path}"\n'
+        return path
+
     def use_log(self, name: str) -> Path:
         shutil.copyfile(HOSTILE / "log" / name, self.log)
         return self.log
@@ -115,12 +122,34 @@ class Case:
     expect: Refused | Handled
 
 
+def _hive_text_cur(inputs: Inputs) -> None:
+    """The month's csv.gz holding Athena/Hive text: fields separated by \\x01, no header quoting."""
+    header, rows = inputs.cur_rows()
+    text = "".join("\x01".join(r) + "\n" for r in [header, *rows])
+    inputs.cur.write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
+
+
+def _gcp_export(name: str, text: str) -> Callable[[Inputs], Path]:
+    """A gcp-billing source reading a file named ``name`` holding ``text``."""
+
+    def prepare(inputs: Inputs) -> Path:
+        path = inputs.root / name
+        path.write_text(text, encoding="utf-8")
+        inputs.extra_config += f'\n[[sources]]\nname = "gcp"\nkind = "gcp-billing"\nuri = "{path}"\n'
+        return path
+
+    return prepare
+
+
+GCP_EXPECTED = "expected the export's rows as parquet or JSON Lines (.parquet, .json, .jsonl, .ndjson, .json.gz, .jsonl.gz, .ndjson.gz)"
+
+
 # --- safe handlings -----------------------------------------------------------------------------------
 
 
 def _charges_equal_last_nights(inputs: Inputs, result: Result) -> None:
     """Times without a zone are UTC: the month re-read gives the very same charges."""
-    assert "2269 rows, billed 67353.05311856 USD" in result.stdout
+    assert "2269 rows, billed 67,353.05 USD" in result.stdout  # 67,353.05311856 to the cent
     cols = "source, source_row, charge_period_start, charge_period_end, billing_period_start, billed_cost"
     assert inputs.query(f"SELECT {cols} FROM charges ORDER BY 1, 2") == inputs.saved
 
@@ -200,6 +229,67 @@ def _sql_ids_stay_data(inputs: Inputs, result: Result) -> None:
     ]
 
 
+def _list_tag_is_a_label_problem(inputs: Inputs, result: Result) -> None:
+    assert inputs.query(
+        "SELECT project, rule, reason, billed_cost FROM allocations WHERE source = 'hostile'"
+    ) == [(None, "unattributed", "unknown-label", Decimal("4.00"))]
+    labels = CliRunner().invoke(
+        cli,
+        [
+            "--config",
+            str(inputs.root / "trainledger.toml"),
+            "labels",
+            "--period",
+            "2026-11",
+            "--format",
+            "json",
+        ],
+    )
+    problems = [p for p in json.loads(labels.stdout)["problems"] if "is a list" in p["problem"]]
+    assert [(p["status"], p["problem"], p["effective_cost"]) for p in problems] == [
+        ("unknown-label", """tag 'project' is a list ["qwen-coder"], expected one text value""", "4.00")
+    ]
+
+
+def _ids_differing_in_case_reported(inputs: Inputs, result: Result) -> None:
+    assert (
+        f"trainledger: warning: {inputs.log}:2: experiment_id ' EXP-H-1' differs from 'exp-h-1' ({inputs.log}:1) "
+        "only in case or surrounding spaces; both are experiment 'exp-h-1'"
+    ) in result.stderr
+    assert inputs.query("SELECT experiment_id, status FROM experiments") == [("exp-h-1", "failed")]
+
+
+def _ledger_separators_are_data(inputs: Inputs, result: Result) -> None:
+    assert inputs.query(
+        "SELECT charge_period_start, billed_cost FROM charges WHERE source = 'hostile-ledger'"
+    ) == [(dt.datetime(2026, 11, 2), Decimal("12.00"))]
+
+
+def _many_warnings_summarised(inputs: Inputs, result: Result) -> None:
+    """20,000 records with the same unknown field: five warnings and a count, not 20,000 lines."""
+    warned = [line for line in result.stderr.splitlines() if line.startswith("trainledger: warning:")]
+    assert warned == [
+        *(
+            f"trainledger: warning: {inputs.log}:{n}: ignoring unknown field(s) gpu_cluster"
+            for n in range(1, 6)
+        ),
+        f"trainledger: warning: {inputs.log}:20000: experiment exp-h-1 has neither estimate nor params to "
+        "estimate from",
+        "trainledger: warning: 19,995 more warning(s) like these (20,000 in all): ignoring unknown field(s) "
+        "gpu_cluster",
+    ]
+    assert inputs.query("SELECT experiment_id FROM experiments") == [("exp-h-1",)]
+
+
+def _separators_are_data(inputs: Inputs, result: Result) -> None:
+    """U+2028, U+2029 and U+0085 inside a JSON string are data; CRLF line ends are fine."""
+    assert inputs.query("SELECT experiment_id FROM experiments ORDER BY 1") == [("exp-h-1",), ("exp-h-2",)]
+    record = json.loads(inputs.query("SELECT record FROM experiments WHERE experiment_id = 'exp-h-1'")[0][0])
+    assert record["description"] == (
+        "line\u2028separator, paragraph\u2029separator, next\u0085line, form\x0cfeed, vtab\x0bend"
+    )
+
+
 # --- the corpus ---------------------------------------------------------------------------------------
 
 
@@ -245,12 +335,41 @@ def _enormous_tag(inputs: Inputs) -> Path:
     return inputs.focus("enormous-tag.csv", header + row)
 
 
+def _focus_tags(name: str, tags: dict[str, object]) -> Callable[[Inputs], Path]:
+    """A one-row FOCUS bill of 4.00 USD carrying ``tags``."""
+    cell = '"' + json.dumps(tags).replace('"', '""') + '"'
+    header = (HOSTILE / "focus" / "header-only.csv").read_text(encoding="utf-8")
+    row = (
+        "111122223333,444455556666,USD,2026-11-01T00:00:00Z,2026-12-01T00:00:00Z,2026-11-03T08:00:00Z,"
+        f"2026-11-03T09:00:00Z,Usage,AWS,Amazon Elastic Compute Cloud,i-0f00000000000001,{cell},4.00,4.00,4.00\n"
+    )
+    return lambda inputs: inputs.focus(name, header + row)
+
+
 def _focus(name: str) -> Callable[[Inputs], Path]:
     return lambda inputs: inputs.focus(name)
 
 
 def _log(name: str) -> Callable[[Inputs], Path]:
     return lambda inputs: inputs.use_log(name)
+
+
+RECORD = (
+    '{"experiment_id": "exp-h-1", "project": "qwen-coder", "method": "sft", "status": "succeeded", '
+    '"started_at": "2026-11-03T08:00:00Z", "ended_at": "2026-11-03T12:00:00Z"'
+)
+LEDGER_HEADER = "date,amount,currency,project,phase,method,category,vendor,description\n"
+
+
+def _log_line(fields: str) -> Callable[[Inputs], None]:
+    """The log as one good record and then one whose extra ``fields`` (JSON text) are hostile."""
+    return lambda inputs: inputs.log.write_text(
+        f"{RECORD}}}\n{RECORD.replace('exp-h-1', 'exp-h-2')}, {fields}}}\n", encoding="utf-8"
+    )
+
+
+def _ledger(rows: str) -> Callable[[Inputs], Path]:
+    return lambda inputs: inputs.manual("ledger.csv", LEDGER_HEADER + rows)
 
 
 def _cell(row: int, column: str, value: str) -> Callable[[Inputs], None]:
@@ -340,6 +459,13 @@ CASES = [
         ),
     ),
     Case(
+        "cur2-usage-in-the-year-4",
+        _cell(5, "line_item_usage_start_date", "4/1/25"),
+        Refused(
+            "{cur}, row 5, column line_item_usage_start_date: expected a timestamp in 2000-2099, got '4/1/25'"
+        ),
+    ),
+    Case(
         "cur2-tags-not-json",
         _cell(5, "resource_tags", '{"user_project": "qwen'),
         Refused(
@@ -347,6 +473,25 @@ CASES = [
         ),
     ),
     Case("cur2-timestamps-without-zone", _strip_zones, Handled(_charges_equal_last_nights)),
+    Case(
+        "cur2-gz-holding-hive-text",
+        _hive_text_cur,
+        Refused(
+            "{cur}: fields are separated by \\x01 (Hive/Athena text), not commas; expected a CSV file with a "
+            "header line"
+        ),
+    ),
+    # Cloud Billing export files
+    Case(
+        "gcp-export-as-csv",
+        _gcp_export("billing.csv", "billing_account_id,cost\n01A2B3-C4D5E6-F7A8B9,1.5\n"),
+        Refused("{focus}: a CSV file, not parquet or JSON Lines; " + GCP_EXPECTED),
+    ),
+    Case(
+        "gcp-export-as-json-array",
+        _gcp_export("billing.json", '[{"billing_account_id": "01A2B3-C4D5E6-F7A8B9", "cost": 1.5}]\n'),
+        Refused("{focus}: a JSON array, not JSON Lines (one export row per line); " + GCP_EXPECTED),
+    ),
     # FOCUS 1.x CSV
     Case(
         "focus-empty-file",
@@ -366,6 +511,11 @@ CASES = [
             "{focus}: not a FOCUS file: missing column(s) BilledCost, BillingCurrency, BillingPeriodStart, "
             "BillingPeriodEnd, ChargeCategory"
         ),
+    ),
+    Case(
+        "focus-short-row",
+        _focus("short-row.csv"),
+        Refused("{focus}: row 2 has 6 field(s), expected 15 as in the header line"),
     ),
     Case(
         "focus-non-numeric-cost",
@@ -396,8 +546,24 @@ CASES = [
         "focus-charge-ends-at-infinity",
         _focus("charge-end-infinite.csv"),
         Refused(
-            "{focus}, row 2, column ChargePeriodEnd: expected a timestamp not before ChargePeriodStart, "
-            "got 'infinity'"
+            "{focus}, row 2, column ChargePeriodEnd: expected an ISO 8601 time in UTC such as "
+            "2026-11-01T00:00:00Z (years 2000-2099), got 'infinity'"
+        ),
+    ),
+    Case(
+        "focus-us-dates",
+        _focus("us-dates.csv"),
+        Refused(
+            "{focus}, row 1, column BillingPeriodStart: expected an ISO 8601 time in UTC such as "
+            "2026-11-01T00:00:00Z (years 2000-2099), got '4/1/25'"
+        ),
+    ),
+    Case(
+        "focus-local-offset",
+        _focus("local-offset.csv"),
+        Refused(
+            "{focus}, row 1, column ChargePeriodStart: expected an ISO 8601 time in UTC such as "
+            "2026-11-01T00:00:00Z (years 2000-2099), got '2026-11-03T08:00:00+02:00'"
         ),
     ),
     Case(
@@ -464,6 +630,81 @@ CASES = [
     ),
     Case("log-duplicate-ids-conflicting-windows", _log("duplicate-ids.jsonl"), Handled(_later_record_wins)),
     Case("log-sql-in-ids", _log("sql-in-ids.jsonl"), Handled(_sql_ids_stay_data)),
+    Case("log-unicode-line-separators", _log("unicode-line-separators.jsonl"), Handled(_separators_are_data)),
+    Case(
+        "log-20000-repeated-warnings",
+        lambda inputs: inputs.log.write_text(
+            f'{RECORD}, "gpu_cluster": "west"}}\n' * 20_000, encoding="utf-8"
+        ),
+        Handled(_many_warnings_summarised),
+    ),
+    # Hostile values in the experiment log, its estimates and the manual ledger
+    Case(
+        "log-nested-5000-deep",
+        _log_line('"params": {"mfu": ' + "[" * 5000 + "]" * 5000 + "}"),
+        Refused("{log}:2: column 249: JSON nested deeper than 64 levels; expected an experiment record"),
+    ),
+    Case(
+        "log-params-as-a-list",
+        _log_line('"params": ["model_params_b", 7]'),
+        Refused("{log}:2: field params: expected a JSON object, got a list"),
+    ),
+    Case(
+        "log-5000-digit-integer",
+        _log_line('"params": {"gpus": ' + "9" * 5000 + "}"),
+        Refused(
+            "{log}:2: field params.gpus: expected a finite number below 10^26, got a number of 5000 digits"
+        ),
+    ),
+    Case(
+        "log-param-1e400",
+        _log_line('"params": {"model_params_b": 1e400, "train_samples": 1000, "avg_tokens_per_sample": 100}'),
+        Refused("{log}:2: field params.model_params_b: expected a finite number below 10^26, got 1E+400"),
+    ),
+    Case(
+        "log-nan-constant",
+        _log_line('"estimate": {"train": NaN}'),
+        Refused("{log}:2: not valid JSON (NaN is not a JSON number)"),
+    ),
+    Case(
+        "log-estimate-1e30",
+        _log_line('"estimate": {"currency": "USD", "train": 1e30}'),
+        Refused("{log}:2: field estimate.train: expected a finite number below 10^26, got 1E+30"),
+    ),
+    Case(
+        "log-estimate-currency-not-iso-4217",
+        _log_line('"estimate": {"currency": "DOLLARS", "train": 5}'),
+        Refused(
+            "{log}:2: field estimate.currency: expected an ISO 4217 currency code such as USD, got 'DOLLARS'"
+        ),
+    ),
+    Case(
+        "log-ids-differ-only-in-case",
+        lambda inputs: inputs.log.write_text(
+            f"{RECORD}}}\n{RECORD.replace('exp-h-1', ' EXP-H-1').replace('succeeded', 'failed')}}}\n",
+            encoding="utf-8",
+        ),
+        Handled(_ids_differing_in_case_reported),
+    ),
+    Case(
+        "focus-list-valued-tag",
+        _focus_tags("list-tag.csv", {"project": ["qwen-coder"], "phase": "train", "method": "sft"}),
+        Handled(_list_tag_is_a_label_problem),
+    ),
+    Case(
+        "manual-jsonl-unicode-line-separators",
+        lambda inputs: inputs.manual(
+            "ledger.jsonl",
+            '{"date": "2026-11-02", "amount": "12.00", "currency": "USD", "project": "qwen-coder", '
+            '"category": "data", "description": "labels\u2028batch\u2029two\u0085end"}\n',
+        ),
+        Handled(_ledger_separators_are_data),
+    ),
+    Case(
+        "manual-row-dated-9999-12-31",
+        _ledger("9999-12-31,12.00,USD,qwen-coder,data,sft,data,Vendor,labels\n"),
+        Refused("{focus}:2, column date: expected a date YYYY-MM-DD (years 2000-2099), got '9999-12-31'"),
+    ),
 ]
 
 

@@ -116,7 +116,8 @@ def test_a_restated_month_replaces_the_old_one(site: Site) -> None:
     result = site.nightly()
     total = billed_total(restated)
     assert total != billed_total(generate.cur2_rows(seed=7))
-    assert f"ingested\taws-cur2\t2026-11\t{len(restated)} rows, billed {total} USD" in result.stdout
+    shown = f"{total.quantize(Decimal('0.01')):,f}"  # to the cent, as `report` shows money; exact below
+    assert f"ingested\taws-cur2\t2026-11\t{len(restated)} rows, billed {shown} USD" in result.stdout
     assert site.query(
         "SELECT count(*), sum(billed_cost) FROM charges WHERE source = 'aws-cur2' AND billing_period = '2026-11'"
     ) == [(len(restated), total)]

@@ -19,7 +19,7 @@ SCHEME = LabelScheme(LabelsConfig())
         ("resource_tags_user_cost_label", "cost_label"),
         ("user:Project", "project"),
         ("Experiment.Id", "experiment_id"),
-        ("k8s-label/team name", "k8s_label_team_name"),
+        ("k8s-label/team name", "team_name"),  # GKE cost allocation: the pod label is the key
     ],
 )
 def test_tag_keys_fold_to_one_canonical_key(key: str, canonical: str) -> None:
@@ -118,3 +118,45 @@ def test_vocabularies_keys_and_aliases_are_configurable() -> None:
     )
     assert scheme.resolve({"alloc": "search-serving-dpo"}).phase == "serve"
     assert scheme.resolve({"team": "search", "phase": "train", "method": "dpo"}).project == "search"
+
+
+def test_coverage_shares_stay_within_0_and_100_percent_with_credits(run, project) -> None:
+    """Credits as rows made the old shares of a 10.00 total 200 % (tag), 500 % (unattributed) and -600 %
+    (shared). Shares are of the cost before credits: by hand, 100 / 150 and 50 / 150, and 0 for a rule
+    that is all credit."""
+    from focus_files import write_focus
+
+    tags = {"project": "qwen-coder", "phase": "train", "method": "sft"}
+    write_focus(
+        project.root / "bill.csv",
+        [
+            {"BilledCost": "100.00", "Tags": tags, "ResourceId": "i-0aaa"},
+            {"BilledCost": "-80.00", "Tags": tags, "ChargeCategory": "Credit", "ServiceName": "Credits"},
+            {"BilledCost": "50.00", "ResourceId": "i-0bbb"},
+            {"BilledCost": "-60.00", "ChargeCategory": "Credit", "ServiceName": "Credits"},
+        ],
+    )
+    project.write_config('[[sources]]\nname = "bill"\nkind = "focus"\nuri = "bill.csv"\n')
+    assert run("ingest").exit_code == 0
+    assert run("attribute").exit_code == 0
+    result = run("labels", "--period", "2026-11")
+    assert result.exit_code == 0, result.stderr
+    rows = {line.split()[0]: line.split()[-2:] for line in result.stdout.splitlines()[3:7] if line}
+    assert rows == {
+        "tag": ["20.00", "66.7%"],
+        "unattributed": ["50.00", "33.3%"],
+        "shared": ["-60.00", "0.0%"],
+    }
+
+
+def test_money_that_rounds_to_nothing_is_never_minus_zero() -> None:
+    from decimal import Decimal
+
+    from trainledger.outputs.tables import cell
+
+    assert [cell(Decimal(v), money=True) for v in ("-0.004", "-0.005", "-0.006", "0")] == [
+        "0.00",
+        "0.00",
+        "-0.01",
+        "0.00",
+    ]

@@ -61,7 +61,7 @@ def test_export_equals_cloud_bill_plus_ledger(run, project: Project) -> None:
         ),
         (
             "02/11/2026,,,12.00,USD,qwen-coder,data,sft,,data,V,d,r",
-            "column date: expected a date YYYY-MM-DD, got '02/11/2026'",
+            "column date: expected a date YYYY-MM-DD (years 2000-2099), got '02/11/2026'",
         ),
         (
             "2026-11-02,,,12.00,USD,qwen-coder,data,sft,,snacks,V,d,r",

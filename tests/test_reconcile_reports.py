@@ -104,10 +104,13 @@ def test_markdown_shows_the_key_figures(nightly_warehouse: Project) -> None:
     assert text.startswith("# Post-mortem: exp-sft-0412\n")
     assert "| train | compute | 950.00 | 1,210.88 | 260.88 | +27.5% |" in text
     assert "| eval | compute | 110.00 | 406.25 | 296.25 | +269.3% |" in text
-    assert "| total |  | 1,060.00 | 7,754.45 | 6,694.45 | +631.6% |" in text
+    # The headline variance is over the estimated lines only (950 + 110 against 1,210.88 + 406.25).
+    assert "| estimated lines |  | 1,060.00 | 1,617.13 | 557.13 | +52.6% |" in text
+    assert "| lines with no estimate |  | no estimate | 6,137.31 | - | - |" in text
+    assert "| total |  | 1,060.00 | 7,754.45 | - | - |" in text
     assert "| train | 3.78e+19 | 26.54 | 176.00 | 148.00 | 6.0% |" in text
-    assert "| price_per_gpu_hour | 6.88 |" in text
-    assert "- eval_tokens_per_sample: needed for evaluation generation; not estimated" in text
+    assert "| price\\_per\\_gpu\\_hour | 6.88 |" in text  # Markdown escaped: underscores are syntax
+    assert "- eval\\_tokens\\_per\\_sample: needed for evaluation generation; not estimated" in text
 
 
 class _Text(HTMLParser):
@@ -134,16 +137,23 @@ def test_html_is_self_contained_with_the_chart_and_figures(nightly_warehouse: Pr
     assert [
         c.upper() if c.isalpha() else c
         for c in chunks[chunks.index("Estimated") : chunks.index("Estimated") + 6]
-    ] == ["ESTIMATED", "1,060.00 USD", "REALIZED", "7,754.45 USD", "VARIANCE", "6,694.45 (+631.6%)"]
-    # The chart: one estimated and one realized bar per phase, realized over estimate marked.
+    ] == [
+        "ESTIMATED",
+        "1,060.00 USD",
+        "REALIZED",
+        "7,754.45 USD",
+        "Variance, estimated lines",
+        "557.13 (+52.6%)",
+    ]
+    # The chart: one estimated and one realized bar per line of the table, with the table's variance.
     svg = re.search(r"<svg .*?</svg>", page, re.S)
     assert svg is not None
-    assert 'aria-label="estimated vs realized cost per phase, USD"' in svg.group(0)
+    assert 'aria-label="estimated vs realized cost per line, USD"' in svg.group(0)
     assert "est 950.00" in svg.group(0)
-    assert "real 1,237.76 (+30.3%)" in svg.group(0)  # train: 1,210.88 + 21.99094092 + 4.88888884
-    assert "est 110.00" in svg.group(0) and "real 1,666.25 (+1414.8%)" in svg.group(0)  # + ledger eval
-    assert "no estimate" in svg.group(0)  # the data phase
-    assert svg.group(0).count('class="over"') == 3  # train and eval bars + legend swatch
+    assert "real 1,210.88 (+27.5%)" in svg.group(0)
+    assert "est 110.00" in svg.group(0) and "real 406.25 (+269.3%)" in svg.group(0)
+    assert svg.group(0).count("no estimate") == 5  # data x2, train network and storage, eval ops
+    assert svg.group(0).count('class="over"') == 3  # train and eval compute bars + legend swatch
     assert "Billing is complete through 2026-12-01 00:00 UTC, after the run ended." in chunks
     assert "176.00" in chunks and "6.0%" in chunks
 

@@ -202,7 +202,7 @@ def test_exports_never_hand_a_spreadsheet_a_formula(run, project: Project) -> No
     markdown = run("reconcile", "--format", "markdown", "--", "-2+3")
     assert markdown.exit_code == 0, markdown.stderr
     table = [line for line in markdown.stdout.splitlines() if line.startswith("| train")]
-    assert table == ["| train | compute | - | -5.25 | - | - |"]
+    assert table == ["| train | compute | no estimate | -5.25 | - | - |"]
 
 
 def test_the_warehouse_is_readable_by_its_owner_only(run, project: Project) -> None:

@@ -3,6 +3,8 @@
 -- Grain: one row per charge. No parameters: the macro takes `periods` (list of YYYY-MM), given by its callers.
 -- Charge tags win over inventory tags; a tag naming an experiment wins over (project, phase, method).
 -- The charge's own columns ride along so that a charge placed whole is inserted without a second join.
+-- A Kubernetes node's own row after its pods took their split cost (resource_type 'k8s-node', see
+-- ingest/normalize_cur2.sql) holds the node's unused capacity: idle of the project its tags name.
 CREATE OR REPLACE TEMP MACRO resolved_charges(periods) AS TABLE
 WITH scoped AS (
     SELECT * FROM charges WHERE list_contains(periods, billing_period)
@@ -19,7 +21,7 @@ joined AS (
         c.charge_id, c.source, c.provider, c.billing_period, c.billing_period_start, c.billing_period_end,
         c.billing_account_id, c.sub_account_id, c.resource_id, c.charge_period_start, c.charge_period_end,
         c.charge_category, c.pricing_category, c.service_name, c.billing_currency, c.billed_cost,
-        c.effective_cost, c.list_cost,
+        c.effective_cost, c.list_cost, c.resource_type,
         ls.project AS t_project, ls.phase AS t_phase, ls.method AS t_method, ls.experiment_id AS t_experiment,
         ls.status AS t_status, ls.problem AS t_problem,
         il.project AS i_project, il.phase AS i_phase, il.method AS i_method, il.experiment_id AS i_experiment,
@@ -35,6 +37,7 @@ joined AS (
        AND cat.service_name IS NOT DISTINCT FROM c.service_name
        AND cat.usage_type IS NOT DISTINCT FROM c.usage_type
        AND cat.charge_category IS NOT DISTINCT FROM c.charge_category
+       AND cat.service_category IS NOT DISTINCT FROM c.service_category
 )
 SELECT
     j.charge_id, j.source, j.provider, j.billing_period, j.billing_period_start, j.billing_period_end,
@@ -46,17 +49,21 @@ SELECT
     CASE j.rule WHEN 'tag' THEN j.t_experiment WHEN 'manual' THEN j.t_experiment WHEN 'inventory' THEN j.i_experiment
     END AS experiment_id,
     CASE j.rule
+        WHEN 'idle' THEN coalesce(j.t_project, j.i_project)
         WHEN 'tag' THEN coalesce(j.t_project, e1.project)
         WHEN 'manual' THEN coalesce(j.t_project, e1.project)
         WHEN 'inventory' THEN coalesce(j.i_project, e2.project)
     END AS project,
-    CASE j.rule WHEN 'tag' THEN j.t_phase WHEN 'manual' THEN j.t_phase WHEN 'inventory' THEN j.i_phase END AS phase,
+    CASE j.rule WHEN 'tag' THEN j.t_phase WHEN 'manual' THEN j.t_phase WHEN 'inventory' THEN j.i_phase
+                WHEN 'idle' THEN 'idle' END AS phase,
     CASE j.rule
+        WHEN 'idle' THEN CASE WHEN j.t_project IS NOT NULL THEN j.t_method ELSE j.i_method END
         WHEN 'tag' THEN coalesce(j.t_method, e1.method)
         WHEN 'manual' THEN coalesce(j.t_method, e1.method)
         WHEN 'inventory' THEN coalesce(j.i_method, e2.method)
     END AS method,
     CASE
+        WHEN j.rule = 'idle' THEN NULL
         WHEN j.rule IN ('tag', 'manual') THEN j.t_problem
         WHEN j.rule = 'inventory' THEN j.i_problem
         WHEN j.rule = 'shared' THEN lower(j.charge_category)
@@ -71,6 +78,7 @@ FROM (
         CASE
             WHEN provider = 'manual' THEN 'manual'
             WHEN charge_category = 'Tax' THEN 'shared'
+            WHEN resource_type = 'k8s-node' AND coalesce(t_project, i_project) IS NOT NULL THEN 'idle'
             WHEN t_experiment IS NOT NULL OR t_project IS NOT NULL THEN 'tag'
             WHEN i_experiment IS NOT NULL OR i_project IS NOT NULL THEN 'inventory'
             WHEN charge_category <> 'Usage' OR lower(coalesce(service_name, '')) LIKE '%support%' THEN 'shared'

@@ -9,6 +9,7 @@
 -- A commitment fee (Purchase with a commitment id) whose EffectiveCost is its unused commitment becomes,
 -- as FOCUS 1.2 models it, a Purchase row (BilledCost, EffectiveCost 0) and a Usage row with
 -- CommitmentDiscountStatus "Unused" (BilledCost 0, the EffectiveCost).
+-- InvoiceId is the bill's (NULL where the charge is on no invoice yet, or the bill gives none).
 -- ContractedCost is ListCost (no negotiated prices are known); credits, and taxes without a list cost,
 -- carry their BilledCost as ListCost and ContractedCost (FOCUS 1.2: a charge unrelated to others).
 -- ServiceCategory / ServiceSubcategory are one per ServiceName: the category (FOCUS value, else from the
@@ -18,6 +19,7 @@ WITH shares AS (
         a.*,
         c.billing_period_start, c.billing_period_end, c.charge_class, c.line_item_type, c.service_category,
         c.resource_id, c.resource_type, c.region_id, c.usage_type, c.consumed_unit, c.tags, c.commitment_id,
+        c.invoice_id,
         coalesce(a.service_name, 'Unknown') AS service,
         CASE
             WHEN c.consumed_quantity IS NOT NULL THEN c.consumed_quantity
@@ -97,7 +99,7 @@ parts AS (
     SELECT *, 'unused' AS part FROM quantified
     WHERE charge_category = 'Purchase' AND commitment_id IS NOT NULL AND effective_cost <> 0
 ),
-focus AS (
+described AS (
     SELECT
         p.*,
         CASE WHEN p.part = 'unused' THEN 'Usage' ELSE p.charge_category END AS category,
@@ -109,15 +111,37 @@ focus AS (
         sc.category AS service_category_focus,
         coalesce(ss.subcategory, 'Other (' || sc.category || ')') AS service_subcategory_focus,
         CASE p.provider WHEN 'aws' THEN 'AWS' WHEN 'gcp' THEN 'Google Cloud' ELSE p.provider END AS provider_name,
-        CASE p.consumed_unit
-            WHEN 'Hrs' THEN 'Hours'
-            WHEN 'GB-Mo' THEN 'GB-Months'
-            WHEN 'GB-Hrs' THEN 'GB-Hours'
-            ELSE p.consumed_unit
-        END AS unit
+        -- FOCUS Unit Format, step 1: time units spelled out and plural after a '-' (GB-Mo -> GB-Months,
+        -- DPU-Hour -> DPU-Hours), '<n>K-<unit>' as '<n> KiB <unit>'; step 2 in `focus` below.
+        CASE
+            WHEN trim(p.consumed_unit) = '' THEN NULL
+            WHEN p.consumed_unit = 'Hrs' THEN 'Hours'
+            ELSE regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace(
+                p.consumed_unit,
+                '^([0-9]+)K-', '\1 KiB '),
+                '-(?i:mo|mos|months?)$', '-Months'),
+                '-(?i:hrs?|hours?)$', '-Hours'),
+                '-(?i:days?)$', '-Days'),
+                '-(?i:mins?|minutes?)$', '-Minutes'),
+                '-(?i:secs?|seconds?)$', '-Seconds')
+        END AS spelled_unit
     FROM parts p
     JOIN service_categories sc USING (service)
     LEFT JOIN service_subcategories ss USING (service)
+),
+focus AS (
+    -- FOCUS Unit Format, step 2: '<unit>-<time units>' wants one unit before the '-', so the words of a
+    -- compound unit are joined by spaces ('Lambda-GB-Seconds' -> 'Lambda GB-Seconds', 'GiB/Second-Months'
+    -- -> 'GiB per Second-Months').
+    SELECT
+        * EXCLUDE (spelled_unit),
+        CASE
+            WHEN regexp_matches(spelled_unit, '^.+[-/].*-(Years|Months|Days|Hours|Minutes|Seconds)$') THEN
+                replace(replace(regexp_extract(spelled_unit, '^(.+)-[A-Za-z]+$', 1), '/', ' per '), '-', ' ')
+                || '-' || regexp_extract(spelled_unit, '-([A-Za-z]+)$', 1)
+            ELSE spelled_unit
+        END AS unit
+    FROM described
 )
 SELECT
     CASE WHEN part = 'unused' THEN CAST(0 AS DECIMAL(38, 12)) ELSE billed_cost END AS "BilledCost",
@@ -155,6 +179,7 @@ SELECT
     CASE WHEN part = 'unused' THEN CAST(0 AS DECIMAL(38, 12)) ELSE list_or_billed END AS "ContractedCost",
     CASE WHEN is_split AND part = 'charge' THEN CAST(0 AS DECIMAL(38, 12)) ELSE effective_cost END
         AS "EffectiveCost",
+    invoice_id AS "InvoiceId",
     provider_name AS "InvoiceIssuerName",
     CASE WHEN part = 'unused' THEN CAST(0 AS DECIMAL(38, 12)) ELSE list_or_billed END AS "ListCost",
     CASE

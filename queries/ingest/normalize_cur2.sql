@@ -6,6 +6,22 @@
 -- at its Savings Plan / reservation effective cost, the Savings Plan recurring fee at its unused commitment,
 -- RIFee at its unused amortised upfront plus unused recurring fee, SP negation and upfront fee and a Fee
 -- carrying a reservation ARN at zero, everything else as billed. Legacy CUR arrives here renamed (aws_cur).
+-- Text: CUR writes '' for "no value" (the Athena/parquet form of legacy CUR on every string column); every
+-- text column becomes NULL when empty (text_or_null), as FOCUS and the outputs want.
+--
+-- Split cost allocation data (EKS/ECS pods and tasks, GPUs included; CUR data dictionary "Split line item
+-- details"): each pod-hour adds usage rows whose split_line_item_parent_resource_id names the EC2 instance,
+-- split_line_item_split_cost (amortised) is the pod's part and split_line_item_unused_cost its part of the
+-- instance's unused capacity. Σ (split + unused) over the instance-hour's pod rows is the instance's
+-- amortised cost for that hour, so the pod rows restate the instance row (AWS's own dashboards leave them
+-- out as "a subset of other usage"). Here the instance row's money moves onto its pod rows and is never
+-- counted twice: a pod row's EffectiveCost is its split cost, its BilledCost the instance row's unblended
+-- cost times split / Σ (split + unused), floored to 1e-12, its ListCost its public On-Demand split cost;
+-- the instance row keeps the rest (the node's unused capacity and rounding) as resource_type 'k8s-node',
+-- which attribution makes idle of the node's project. A pod row's own unblended cost stays on it too.
+-- Pod rows without their instance row in the period keep their own (informational) cost.
+-- Not the net_* split columns: they are after discounts, and the discounts are already their own rows
+-- here (EdpDiscount, PrivateRateDiscount ... as Credit), so net values would count them twice.
 WITH typed AS (
     SELECT
         *,
@@ -22,6 +38,55 @@ WITH typed AS (
         utc_time(bill_billing_period_end_date) AS bp_end,
         nullif(trim(CAST(line_item_resource_id AS VARCHAR)), '') AS resource
     FROM cur2_raw_full
+),
+pods AS (
+    SELECT
+        filename, file_row_number, trim(CAST(split_line_item_parent_resource_id AS VARCHAR)) AS split_parent,
+        line_item_usage_start_date AS usage_start,
+        coalesce(double_to_money(split_line_item_split_cost), 0) AS split,
+        coalesce(double_to_money(split_line_item_unused_cost), 0) AS unused,
+        coalesce(double_to_money(split_line_item_public_on_demand_split_cost), 0) AS list_split
+    FROM cur2_raw_full
+    WHERE nullif(trim(CAST(split_line_item_parent_resource_id AS VARCHAR)), '') IS NOT NULL
+      AND split_line_item_split_cost IS NOT NULL
+),
+-- The instance-hour row each pod row restates: the instance's own usage row for the same hour (not its
+-- data transfer or EBS rows, which carry the same id). Read from the raw view, as pods is, so that the
+-- bill is scanned, not held: typed is read once, below.
+parents AS (
+    SELECT DISTINCT ON (resource, usage_start)
+        filename, file_row_number, trim(CAST(line_item_resource_id AS VARCHAR)) AS resource,
+        line_item_usage_start_date AS usage_start, double_to_money(line_item_unblended_cost) AS unblended
+    FROM cur2_raw_full
+    WHERE trim(CAST(line_item_resource_id AS VARCHAR)) IN (SELECT split_parent FROM pods)
+      AND line_item_line_item_type IN ('Usage', 'DiscountedUsage', 'SavingsPlanCoveredUsage')
+      AND regexp_matches(coalesce(line_item_usage_type, ''), 'BoxUsage|SpotUsage|DedicatedUsage')
+    ORDER BY resource, usage_start, filename, file_row_number
+),
+pod_shares AS (
+    SELECT
+        p.filename, p.file_row_number, r.filename AS parent_file, r.file_row_number AS parent_row,
+        p.split AS effective_share, p.list_split AS list_share,
+        CASE WHEN sum(p.split + p.unused) OVER w = 0 THEN CAST(0 AS DECIMAL(38, 12))
+             ELSE CAST(CAST(to_units(r.unblended) * to_units(p.split) // to_units(sum(p.split + p.unused) OVER w)
+                            AS DECIMAL(38, 0)) * CAST('0.000000000001' AS DECIMAL(38, 12)) AS DECIMAL(38, 12))
+        END AS billed_share
+    FROM pods p
+    JOIN parents r ON r.resource = p.split_parent AND r.usage_start = p.usage_start
+    WINDOW w AS (PARTITION BY r.filename, r.file_row_number)
+),
+node_given AS (
+    SELECT parent_file AS filename, parent_row AS file_row_number, sum(billed_share) AS billed_given,
+           sum(effective_share) AS effective_given, sum(list_share) AS list_given
+    FROM pod_shares
+    GROUP BY ALL
+),
+base AS (
+    SELECT t.*, ps.billed_share, ps.effective_share, ps.list_share, ng.billed_given, ng.effective_given,
+           ng.list_given
+    FROM typed t
+    LEFT JOIN pod_shares ps USING (filename, file_row_number)
+    LEFT JOIN node_given ng USING (filename, file_row_number)
 )
 SELECT
     $source AS source,
@@ -31,8 +96,8 @@ SELECT
     bp_end AS billing_period_end,
     utc_time(line_item_usage_start_date) AS charge_period_start,
     utc_time(line_item_usage_end_date) AS charge_period_end,
-    CAST(bill_payer_account_id AS VARCHAR) AS billing_account_id,
-    CAST(line_item_usage_account_id AS VARCHAR) AS sub_account_id,
+    text_or_null(bill_payer_account_id) AS billing_account_id,
+    text_or_null(line_item_usage_account_id) AS sub_account_id,
     CASE
         WHEN line_item_line_item_type IN ('Usage', 'DiscountedUsage', 'SavingsPlanCoveredUsage',
                                           'SavingsPlanNegation') THEN 'Usage'
@@ -50,22 +115,24 @@ SELECT
     line_item_line_item_type AS line_item_type,
     coalesce(nullif(product['product_name'], ''), nullif(product_servicecode, ''), line_item_product_code)
         AS service_name,
-    product_product_family AS service_category,
+    text_or_null(product_product_family) AS service_category,
     resource AS resource_id,
     CASE
+        WHEN billed_given IS NOT NULL THEN 'k8s-node'
+        WHEN effective_share IS NOT NULL THEN 'k8s-pod'
         WHEN resource LIKE 'i-%' THEN 'instance'
         WHEN resource LIKE 'vol-%' THEN 'volume'
         WHEN resource LIKE 'arn:aws:savingsplans:%' THEN 'savings-plan'
         WHEN line_item_product_code = 'AmazonS3' THEN 'bucket'
     END AS resource_type,
-    coalesce(nullif(product_region_code, ''), product['region']) AS region_id,
-    product_sku AS sku_id,
-    line_item_usage_type AS usage_type,
+    coalesce(text_or_null(product_region_code), text_or_null(product['region'])) AS region_id,
+    text_or_null(product_sku) AS sku_id,
+    text_or_null(line_item_usage_type) AS usage_type,
     double_to_money(line_item_usage_amount) AS consumed_quantity,
-    pricing_unit AS consumed_unit,
+    text_or_null(pricing_unit) AS consumed_unit,
     line_item_currency_code AS billing_currency,
-    unblended AS billed_cost,
-    CASE line_item_line_item_type
+    unblended + coalesce(billed_share, 0) - coalesce(billed_given, 0) AS billed_cost,
+    coalesce(effective_share, 0) - coalesce(effective_given, 0) + CASE line_item_line_item_type
         WHEN 'SavingsPlanCoveredUsage' THEN sp_effective
         WHEN 'SavingsPlanRecurringFee' THEN sp_commitment - sp_used
         WHEN 'SavingsPlanNegation' THEN CAST(0 AS DECIMAL(38, 12))
@@ -76,8 +143,9 @@ SELECT
                              THEN CAST(0 AS DECIMAL(38, 12)) ELSE unblended END
         ELSE unblended
     END AS effective_cost,
-    CASE WHEN line_item_line_item_type IN ('Usage', 'DiscountedUsage', 'SavingsPlanCoveredUsage')
-         THEN on_demand ELSE CAST(0 AS DECIMAL(38, 12)) END AS list_cost,
+    coalesce(list_share, 0) - coalesce(list_given, 0)
+        + CASE WHEN line_item_line_item_type IN ('Usage', 'DiscountedUsage', 'SavingsPlanCoveredUsage')
+               THEN on_demand ELSE CAST(0 AS DECIMAL(38, 12)) END AS list_cost,
     coalesce(nullif(savings_plan_savings_plan_a_r_n, ''), nullif(reservation_reservation_a_r_n, ''))
         AS commitment_id,
     CASE
@@ -92,5 +160,6 @@ SELECT
     file_row_number + 1 AS source_row,
     identity_line_item_id AS row_identity,
     CAST(NULL AS VARCHAR) AS credits,
-    CAST(NULL AS DOUBLE) AS currency_conversion_rate
-FROM typed
+    CAST(NULL AS DOUBLE) AS currency_conversion_rate,
+    text_or_null(bill_invoice_id) AS invoice_id
+FROM base

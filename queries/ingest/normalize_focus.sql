@@ -30,6 +30,7 @@ SELECT
     ServiceName AS service_name,
     ServiceCategory AS service_category,
     nullif(trim(CAST(ResourceId AS VARCHAR)), '') AS resource_id,
+    text_or_null(ResourceName) AS resource_name,
     ResourceType AS resource_type,
     RegionId AS region_id,
     CAST(SkuId AS VARCHAR) AS sku_id,
@@ -47,5 +48,6 @@ SELECT
     file_row_number + 1 AS source_row,
     CAST(file_row_number + 1 AS VARCHAR) AS row_identity,
     CAST(NULL AS VARCHAR) AS credits,
-    CAST(NULL AS DOUBLE) AS currency_conversion_rate
+    CAST(NULL AS DOUBLE) AS currency_conversion_rate,
+    text_or_null(InvoiceId) AS invoice_id
 FROM typed

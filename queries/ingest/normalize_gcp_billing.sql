@@ -9,10 +9,15 @@
 -- anything else -> Adjustment. ChargeClass is 'Correction' only for a correction of usage from before
 -- the invoice month (FOCUS 1.2: corrections within the current billing period leave it NULL).
 -- Money: cost is a FLOAT turned into DECIMAL(38, 12) once, from its shortest decimal text (Google writes
--- micros); EffectiveCost = cost + sum(credits.amount) (net); ListCost = cost_at_list where present.
+-- micros). Credits stay on the row they were granted on: BilledCost = EffectiveCost = cost +
+-- sum(credits.amount), what Google's invoice charges for the row (it subtracts committed use, sustained
+-- use, promotional, free-trial and other credits), so the BilledCost of an invoice month, all cost types,
+-- is the invoice total. The credits themselves stay listed, by type, in `credits`; ListCost = cost_at_list
+-- where present, else cost (both before credits).
 -- Invoice months run on Pacific time (Google bills in America/Los_Angeles), so the billing period
 -- bounds are Pacific midnights in UTC. Labels: resource labels win over project labels on the same key;
--- system labels are kept under their own namespaced keys (never a user label key).
+-- system labels are kept under their own namespaced keys (never a user label key). Resources: the id is
+-- resource.global_name (else resource.name); the name is kept too, for the experiment log (SPEC §5).
 WITH scoped AS (
     SELECT *
     FROM gcp_flat
@@ -36,6 +41,13 @@ shaped AS (
             AS corrective,
         strptime(invoice_month, '%Y%m') AS invoice_local_start
     FROM scoped
+),
+netted AS (
+    SELECT
+        *,
+        CAST(cost + coalesce(list_sum(list_transform(credit_list, lambda c: c.amount)), 0) AS DECIMAL(38, 12))
+            AS net_cost
+    FROM shaped
 ),
 hashed AS (
     -- The content as explicit text (fixed timestamp format, decimal text, \N for NULL, unit/record
@@ -66,7 +78,7 @@ hashed AS (
             coalesce(subscription_instance_id, '\N'), coalesce(transaction_type, '\N'), coalesce(seller_name, '\N'),
             strftime(export_time, '%Y-%m-%dT%H:%M:%S.%f')
         )) AS content_hash
-    FROM shaped
+    FROM netted
 ),
 identified AS (
     SELECT
@@ -102,6 +114,7 @@ SELECT
     service_description AS service_name,
     CAST(NULL AS VARCHAR) AS service_category,
     coalesce(nullif(resource_global_name, ''), nullif(resource_name, '')) AS resource_id,
+    nullif(resource_name, '') AS resource_name,
     CASE
         WHEN resource_global_name LIKE '//compute.googleapis.com/%/instances/%' THEN 'instance'
         WHEN resource_global_name LIKE '//compute.googleapis.com/%/disk/%'
@@ -114,9 +127,8 @@ SELECT
     usage_amount AS consumed_quantity,
     usage_unit AS consumed_unit,
     currency AS billing_currency,
-    cost AS billed_cost,
-    CAST(cost + coalesce(list_sum(list_transform(credit_list, lambda c: c.amount)), 0) AS DECIMAL(38, 12))
-        AS effective_cost,
+    net_cost AS billed_cost,
+    net_cost AS effective_cost,
     coalesce(cost_at_list, cost) AS list_cost,
     subscription_instance_id AS commitment_id,
     CASE

@@ -2,7 +2,8 @@
 -- Grain: at most one row (file, row, column, problem).
 -- Parameters: $period (YYYY-MM of the partition, or NULL for files delivered without a manifest, whose
 -- rows name their own periods), $currencies (ISO 4217 codes).
--- Times without a zone are UTC: AWS writes every CUR time in UTC (the session time zone is UTC).
+-- Times without a zone are UTC: AWS writes every CUR time in UTC (the session time zone is UTC). A time
+-- outside the years 2000-2099 is refused (bill_time: schema.sql), never made a billing period.
 -- Money columns must be finite and fit DECIMAL(38, 12); usage dates outside the billing period are kept
 -- (corrections may refer to earlier usage), but the row's billing period must be the partition's.
 -- One cheap pass over typed values picks the suspect rows (a superset of the bad ones); the exact checks
@@ -13,10 +14,10 @@ WITH typed AS (
         file_row_number + 1 AS row_no,
         *,
         TRY_CAST(line_item_unblended_cost AS DOUBLE) AS unblended,
-        finite_time(bill_billing_period_start_date) AS period_start,
-        finite_time(bill_billing_period_end_date) AS period_end,
-        finite_time(line_item_usage_start_date) AS usage_start,
-        finite_time(line_item_usage_end_date) AS usage_end
+        bill_time(bill_billing_period_start_date) AS period_start,
+        bill_time(bill_billing_period_end_date) AS period_end,
+        bill_time(line_item_usage_start_date) AS usage_start,
+        bill_time(line_item_usage_end_date) AS usage_end
     FROM cur2_raw_full
 ),
 suspects AS MATERIALIZED (
@@ -103,7 +104,7 @@ FROM (
     FROM checked WHERE currency IS NULL OR NOT list_contains($currencies, currency)
     UNION ALL
     SELECT file, row_no, 'bill_billing_period_start_date',
-           'expected a timestamp' || coalesce(' in billing period ' || $period, '') || ', got '
+           'expected a timestamp' || coalesce(' in billing period ' || $period, ' in 2000-2099') || ', got '
                || coalesce('''' || CAST(period_start_text AS VARCHAR) || '''', 'nothing'), 4
     FROM checked
     WHERE period_start IS NULL OR strftime(timezone('UTC', period_start), '%Y-%m') <> coalesce($period, strftime(timezone('UTC', period_start), '%Y-%m'))
@@ -114,7 +115,7 @@ FROM (
     FROM checked WHERE period_end IS NULL OR period_end <= period_start
     UNION ALL
     SELECT file, row_no, 'line_item_usage_start_date',
-           'expected a timestamp, got ' || coalesce('''' || CAST(usage_start_text AS VARCHAR) || '''', 'nothing'), 6
+           'expected a timestamp in 2000-2099, got ' || coalesce('''' || CAST(usage_start_text AS VARCHAR) || '''', 'nothing'), 6
     FROM checked WHERE usage_start IS NULL
     UNION ALL
     SELECT file, row_no, 'line_item_usage_end_date',

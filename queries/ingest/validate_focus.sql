@@ -1,7 +1,9 @@
 -- Find the first FOCUS row that cannot be cast, before anything is written.
 -- Grain: at most one row (file, row, column, problem). Parameters: $currencies (ISO 4217 codes).
--- Times without a zone are UTC, as FOCUS requires of every date/time column (the session time zone is
--- UTC). A charge period outside its billing period is kept: FOCUS corrections may refer to earlier usage.
+-- Times must be ISO 8601 in UTC, as FOCUS requires of every date/time column (iso_utc_text: schema.sql);
+-- without a zone they are UTC (the session time zone is UTC). Anything else (4/1/25, a local offset) and
+-- any year outside 2000-2099 (bill_time) is refused, never made a billing period. A charge period outside
+-- its billing period is kept: FOCUS corrections may refer to earlier usage.
 WITH raw AS (
     SELECT filename AS file, file_row_number + 1 AS row_no, * EXCLUDE (filename, file_row_number)
     FROM focus_raw_full
@@ -9,10 +11,10 @@ WITH raw AS (
 typed AS (
     SELECT
         *,
-        finite_time(CAST(BillingPeriodStart AS VARCHAR)) AS bp_start,
-        finite_time(CAST(BillingPeriodEnd AS VARCHAR)) AS bp_end,
-        finite_time(CAST(ChargePeriodStart AS VARCHAR)) AS cp_start,
-        finite_time(CAST(ChargePeriodEnd AS VARCHAR)) AS cp_end
+        bill_time(CAST(BillingPeriodStart AS VARCHAR)) AS bp_start,
+        bill_time(CAST(BillingPeriodEnd AS VARCHAR)) AS bp_end,
+        bill_time(CAST(ChargePeriodStart AS VARCHAR)) AS cp_start,
+        bill_time(CAST(ChargePeriodEnd AS VARCHAR)) AS cp_end
     FROM raw
 )
 SELECT file, row_no, column_name, problem
@@ -35,22 +37,30 @@ FROM (
                || coalesce('''' || BillingCurrency || '''', 'nothing'), 4
     FROM typed WHERE BillingCurrency IS NULL OR NOT list_contains($currencies, BillingCurrency)
     UNION ALL
-    SELECT file, row_no, 'BillingPeriodStart',
-           'expected a timestamp, got ' || coalesce('''' || CAST(BillingPeriodStart AS VARCHAR) || '''', 'nothing'), 5
-    FROM typed WHERE bp_start IS NULL
+    SELECT file, row_no, column_name,
+           'expected an ISO 8601 time in UTC such as 2026-11-01T00:00:00Z (years 2000-2099), got '
+               || coalesce('''' || value || '''', 'nothing') AS problem, 5 + column_order / 10
+    FROM (
+        SELECT file, row_no, 'BillingPeriodStart' AS column_name, CAST(BillingPeriodStart AS VARCHAR) AS value,
+               bp_start AS parsed, true AS required, 0 AS column_order
+        FROM typed
+        UNION ALL
+        SELECT file, row_no, 'BillingPeriodEnd', CAST(BillingPeriodEnd AS VARCHAR), bp_end, true, 1 FROM typed
+        UNION ALL
+        SELECT file, row_no, 'ChargePeriodStart', CAST(ChargePeriodStart AS VARCHAR), cp_start, false, 2 FROM typed
+        UNION ALL
+        SELECT file, row_no, 'ChargePeriodEnd', CAST(ChargePeriodEnd AS VARCHAR), cp_end, false, 3 FROM typed
+    )
+    WHERE (value IS NULL AND required)
+       OR (value IS NOT NULL AND (NOT iso_utc_text(value) OR parsed IS NULL))
     UNION ALL
     SELECT file, row_no, 'BillingPeriodEnd',
-           'expected a timestamp after BillingPeriodStart, got '
-               || coalesce('''' || CAST(BillingPeriodEnd AS VARCHAR) || '''', 'nothing'), 6
-    FROM typed WHERE bp_start IS NOT NULL AND (bp_end IS NULL OR bp_end <= bp_start)
-    UNION ALL
-    SELECT file, row_no, 'ChargePeriodStart',
-           'expected a timestamp, got ''' || CAST(ChargePeriodStart AS VARCHAR) || '''', 7
-    FROM typed WHERE ChargePeriodStart IS NOT NULL AND cp_start IS NULL
+           'expected a timestamp after BillingPeriodStart, got ''' || CAST(BillingPeriodEnd AS VARCHAR) || '''', 6
+    FROM typed WHERE bp_end <= bp_start
     UNION ALL
     SELECT file, row_no, 'ChargePeriodEnd',
            'expected a timestamp not before ChargePeriodStart, got ''' || CAST(ChargePeriodEnd AS VARCHAR) || '''', 8
-    FROM typed WHERE ChargePeriodEnd IS NOT NULL AND (cp_end IS NULL OR cp_end < cp_start)
+    FROM typed WHERE cp_end < cp_start
     UNION ALL
     SELECT file, row_no, 'ChargeCategory',
            'expected one of Usage, Purchase, Tax, Credit, Adjustment, got '

@@ -1,5 +1,6 @@
 -- Find the first Cloud Billing export row that cannot be trusted, before anything is written.
 -- Grain: at most one row (file, row, column, problem). No parameters. Reads the view gcp_flat.
+-- Times outside the years 2000-2099 are refused (bill_time: schema.sql), never made an invoice month.
 WITH credit_amounts AS (
     SELECT source_file, source_row, unnest(credits) AS c FROM gcp_flat
 )
@@ -23,12 +24,17 @@ FROM (
     FROM gcp_flat WHERE invoice_month IS NULL OR NOT regexp_full_match(invoice_month, '[0-9]{4}(0[1-9]|1[0-2])')
     UNION ALL
     SELECT source_file, source_row, 'export_time',
-           'expected a timestamp, got ' || coalesce('''' || export_time_text || '''', 'nothing'), 5
-    FROM gcp_flat WHERE export_time IS NULL
+           'expected a timestamp in 2000-2099, got ' || coalesce('''' || export_time_text || '''', 'nothing'), 5
+    FROM gcp_flat WHERE bill_time(export_time) IS NULL
     UNION ALL
     SELECT source_file, source_row, 'usage_start_time',
-           'expected a timestamp, got ' || coalesce('''' || usage_start_time_text || '''', 'nothing'), 6
-    FROM gcp_flat WHERE usage_start_time IS NULL
+           'expected a timestamp in 2000-2099, got ' || coalesce('''' || usage_start_time_text || '''', 'nothing'), 6
+    FROM gcp_flat WHERE bill_time(usage_start_time) IS NULL
+    UNION ALL
+    SELECT source_file, source_row, 'usage_end_time',
+           'expected a timestamp in 2000-2099 not before usage_start_time, got '
+               || coalesce('''' || usage_end_time_text || '''', 'nothing'), 7
+    FROM gcp_flat WHERE bill_time(usage_end_time) IS NULL OR usage_end_time < usage_start_time
 )
 ORDER BY priority, file, row_no
 LIMIT 1

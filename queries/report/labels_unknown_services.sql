@@ -6,6 +6,7 @@ FROM charges c
 JOIN charge_categories cat
   ON cat.provider IS NOT DISTINCT FROM c.provider AND cat.service_name IS NOT DISTINCT FROM c.service_name
  AND cat.usage_type IS NOT DISTINCT FROM c.usage_type AND cat.charge_category IS NOT DISTINCT FROM c.charge_category
+       AND cat.service_category IS NOT DISTINCT FROM c.service_category
 WHERE list_contains($periods, c.billing_period) AND NOT cat.known
 GROUP BY ALL
 ORDER BY effective_cost DESC

@@ -49,12 +49,19 @@ CREATE TABLE IF NOT EXISTS charges (
     row_identity VARCHAR,                       -- provider's line item id, for audit (CUR: identity_line_item_id,
                                                 -- repeated per hour: the charge period tells those apart)
     credits VARCHAR,                            -- GCP: JSON list of the row's credits, each type kept
-    currency_conversion_rate DOUBLE             -- GCP: local currency per USD, as the export gives it
+    currency_conversion_rate DOUBLE,            -- GCP: local currency per USD, as the export gives it
+    resource_name VARCHAR,                      -- the resource's own name where the bill gives one besides its
+                                                -- id (GCP resource.name, FOCUS ResourceName): the log may use it
+    invoice_id VARCHAR                          -- the provider's invoice (CUR bill_invoice_id, FOCUS InvoiceId);
+                                                -- NULL while the charge is on no invoice yet, or the bill
+                                                -- does not say (the GCP export gives only invoice.month)
 );
 
 -- Columns added since the first release: an older warehouse gains them in place (no-ops otherwise).
 ALTER TABLE charges ADD COLUMN IF NOT EXISTS credits VARCHAR;
 ALTER TABLE charges ADD COLUMN IF NOT EXISTS currency_conversion_rate DOUBLE;
+ALTER TABLE charges ADD COLUMN IF NOT EXISTS invoice_id VARCHAR;
+ALTER TABLE charges ADD COLUMN IF NOT EXISTS resource_name VARCHAR;
 
 -- The file each charge was read from, once per file: a charge's id is its file's slot x 2^32 + its row
 -- number there (charge_slot). Grain: slot.
@@ -118,8 +125,11 @@ CREATE TABLE IF NOT EXISTS prices (
     PRIMARY KEY (source, sku_id, tier_start)
 );
 
--- Every name the bill or the log may use for an inventory resource (its id, then its aliases: a GCP
--- instance's name, numeric id and global name), each mapped to one resource key; an id beats an alias.
+-- Every name the bill or the log may use for a resource, each mapped to one resource key (SPEC §5: a GCP
+-- instance is its name, its numeric id or its global name). From the inventory: its id, then its aliases.
+-- From the bill alone: a charge's resource name (GCP resource.name, FOCUS ResourceName) and, for a GCP
+-- instance, the numeric id that ends its global name, both naming the charge's resource id. An inventory
+-- id beats an inventory alias beats a bill name; a name two resources share goes to the first key.
 -- Grain: provider x name.
 CREATE OR REPLACE VIEW resource_names AS
 SELECT DISTINCT ON (provider, name) provider, name, rkey
@@ -128,6 +138,13 @@ FROM (
     UNION ALL
     SELECT provider, unnest(aliases) AS name, resource_id AS rkey, 1 AS pri
     FROM resources WHERE aliases IS NOT NULL
+    UNION ALL
+    SELECT DISTINCT provider, resource_name AS name, resource_id AS rkey, 2 AS pri
+    FROM charges WHERE resource_name IS NOT NULL AND resource_id IS NOT NULL AND resource_name <> resource_id
+    UNION ALL
+    SELECT DISTINCT provider, regexp_extract(resource_id, '/instances/([0-9]+)$', 1) AS name, resource_id AS rkey,
+           2 AS pri
+    FROM charges WHERE provider = 'gcp' AND regexp_matches(resource_id, '^//compute[.]googleapis[.]com/.*/instances/[0-9]+$')
 )
 ORDER BY provider, name, pri, rkey;
 
@@ -177,15 +194,19 @@ CREATE TABLE IF NOT EXISTS label_sets (
     problem VARCHAR
 );
 
--- Cost categories resolved per service / usage type. Grain: provider × service × usage type.
+-- Cost categories resolved per service / usage type / the bill's own service category (a FOCUS file's
+-- ServiceCategory). Grain: provider × service × usage type × charge category × service category.
 CREATE TABLE IF NOT EXISTS charge_categories (
     provider VARCHAR,
     service_name VARCHAR,
     usage_type VARCHAR,
     charge_category VARCHAR,
+    service_category VARCHAR,
     cost_category VARCHAR NOT NULL,
     known BOOLEAN NOT NULL
 );
+-- Rebuilt at every attribution; an older warehouse gains the column (placed last: rows go in BY NAME).
+ALTER TABLE charge_categories ADD COLUMN IF NOT EXISTS service_category VARCHAR;
 
 -- What a charge is billed as, apart from its time, resource, attribution and money: a few thousand per
 -- month however large the bill. Allocations name it by kind_id, the 64-bit hash of these columns
@@ -320,7 +341,18 @@ CREATE MACRO IF NOT EXISTS charge_number(slot, source_row) AS
     CASE WHEN source_row BETWEEN 0 AND 4294967295 THEN slot * 4294967296 + source_row END;
 CREATE MACRO IF NOT EXISTS charge_slot(charge_id) AS charge_id // 4294967296;
 
--- A time as read from a bill, or NULL when it is not one: unparsable, or infinite (which no charge is,
--- and which utc_time would turn into NULL).
-CREATE MACRO IF NOT EXISTS finite_time(x) AS
-    CASE WHEN isfinite(TRY_CAST(x AS TIMESTAMPTZ)) THEN TRY_CAST(x AS TIMESTAMPTZ) END;
+-- A text value as read from a bill, or NULL when it is empty or blank: CUR writes '' for "no value", which
+-- FOCUS (and every output) wants as NULL.
+CREATE MACRO IF NOT EXISTS text_or_null(x) AS
+    CASE WHEN trim(CAST(x AS VARCHAR)) <> '' THEN CAST(x AS VARCHAR) END;
+
+-- A time as read from a bill, or NULL when it is not one to believe: unparsable, infinite, or outside the
+-- years 2000-2099 (a US date such as 4/1/25 parses into the year 4; no bill is from then).
+CREATE MACRO IF NOT EXISTS bill_time(x) AS
+    CASE WHEN TRY_CAST(x AS TIMESTAMPTZ) >= TIMESTAMPTZ '2000-01-01 00:00:00+00'
+          AND TRY_CAST(x AS TIMESTAMPTZ) < TIMESTAMPTZ '2100-01-01 00:00:00+00' THEN TRY_CAST(x AS TIMESTAMPTZ) END;
+
+-- Whether a time's text is ISO 8601 in UTC, as FOCUS requires: a date, optionally a time (T or a space,
+-- seconds and fractions optional), and a UTC zone (Z, +00:00, UTC) or none (UTC by the spec).
+CREATE MACRO IF NOT EXISTS iso_utc_text(x) AS regexp_full_match(trim(CAST(x AS VARCHAR)),
+    '[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]{1,9})?)?)?( ?(Z|[+-]00(:?00)?|UTC))?');

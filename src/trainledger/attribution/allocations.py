@@ -61,10 +61,27 @@ def refresh_categories(con: Connection, config: Config) -> int:
     combos = run(con, "attribute/category_keys").fetchall()
     run(con, "attribute/clear_categories")
     # A manual ledger row states its category (kept in usage_type); cloud rows are categorised by rule.
-    rows = [
-        (*combo, *((combo[2], True) if combo[0] == "manual" else categorizer.categorize(combo[1], combo[2])))
-        for combo in combos
-    ]
+    found = []
+    for provider, service, usage, charge_category, service_category in combos:
+        category, known = (
+            (usage, True)
+            if provider == "manual"
+            else categorizer.categorize(service, usage, service_category)
+        )
+        found.append(
+            {
+                "provider": provider,
+                "service_name": service,
+                "usage_type": usage,
+                "charge_category": charge_category,
+                "service_category": service_category,
+                "cost_category": category,
+                "known": known,
+            }
+        )
+    # In the table's column order, which a warehouse that gained service_category later has differently.
+    columns = con.table("charge_categories").columns
+    rows = [tuple(row[c] for c in columns) for row in found]
     insert_rows(con, "charge_categories", rows)
     return len(rows)
 

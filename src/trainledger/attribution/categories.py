@@ -4,7 +4,9 @@ A rule is ``(service fragment, usage-type fragment, category)``; both fragments 
 ("" matches anything) and the first rule that matches wins. Order matters: observability services come
 first (CloudWatch bills log storage as ``TimedStorage-ByteHrs``), then usage types (EC2 bills EBS and data
 transfer under its own service name; GCP bills GPUs, disks and egress under "Compute Engine"), then
-services. The ``[categories]`` overrides come before all of these.
+services. The ``[categories]`` overrides come before all of these, and a FOCUS file's own
+``ServiceCategory`` (Compute, Storage, Networking, Databases, ...) right after them: a provider knows its
+services better than name rules do (Azure's "Virtual Machines", "Storage Accounts").
 """
 
 from __future__ import annotations
@@ -15,6 +17,22 @@ from trainledger.core.errors import ConfigError
 CATEGORIES = ("compute", "storage", "network", "data", "ops", "other")
 
 Rule = tuple[str, str, str]
+
+# FOCUS 1.2 ServiceCategory values -> cost category; the others (Business Applications, Integration, Web,
+# Other, ...) say nothing about the kind of cost and fall through to the rules. `[categories]
+# service_categories` overrides or adds entries.
+DEFAULT_SERVICE_CATEGORIES: dict[str, str] = {
+    "AI and Machine Learning": "compute",
+    "Compute": "compute",
+    "Storage": "storage",
+    "Networking": "network",
+    "Databases": "data",
+    "Analytics": "data",
+    "Management and Governance": "ops",
+    "Security": "ops",
+    "Identity": "ops",
+    "Developer Tools": "ops",
+}
 
 DEFAULT_RULES: tuple[Rule, ...] = (
     # Observability, security and support services, whatever their usage types say.
@@ -40,6 +58,8 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     # Storage by usage type: AWS `EBS:VolumeUsage.gp3`, `EBS:SnapshotUsage`, S3/EFS `TimedStorage-ByteHrs`;
     # GCP `Storage PD Capacity`, `SSD backed PD Capacity`, `Storage PD Snapshot`, `Hyperdisk ... Capacity`.
     ("", "ebs:", "storage"),
+    # SageMaker training / HyperPod volumes: `USE1-Train:VolumeUsage.gp2`, `USE1-Cluster:VolumeUsage.gp2`.
+    ("", "volumeusage", "storage"),
     ("", "snapshotusage", "storage"),
     ("", "timedstorage", "storage"),
     ("", "pd capacity", "storage"),
@@ -100,7 +120,12 @@ DEFAULT_RULES: tuple[Rule, ...] = (
 
 class Categorizer:
     def __init__(self, config: CategoriesConfig) -> None:
-        for section, mapping in (("services", config.services), ("usage_types", config.usage_types)):
+        sections = (
+            ("services", config.services),
+            ("usage_types", config.usage_types),
+            ("service_categories", config.service_categories),
+        )
+        for section, mapping in sections:
             for fragment, category in mapping.items():
                 if not fragment.strip():
                     raise ConfigError(f"[categories] {section}: an empty name would match every charge")
@@ -111,13 +136,25 @@ class Categorizer:
                     )
         overrides: list[Rule] = [("", k.lower(), v) for k, v in config.usage_types.items()]
         overrides += [(k.lower(), "", v) for k, v in config.services.items()]
-        self.rules = overrides + list(DEFAULT_RULES)
+        self.overrides = overrides
+        self.service_categories = {
+            k.strip().lower(): v
+            for k, v in {**DEFAULT_SERVICE_CATEGORIES, **config.service_categories}.items()
+        }
 
-    def categorize(self, service_name: str | None, usage_type: str | None) -> tuple[str, bool]:
+    def categorize(
+        self, service_name: str | None, usage_type: str | None, service_category: str | None = None
+    ) -> tuple[str, bool]:
         """(category, known); unknown services fall to `other` and are reported by `labels`."""
         service = (service_name or "").lower()
         usage = (usage_type or "").lower()
-        for service_part, usage_part, category in self.rules:
+        for service_part, usage_part, category in self.overrides:
+            if service_part in service and usage_part in usage:
+                return category, True
+        by_focus = self.service_categories.get((service_category or "").strip().lower())
+        if by_focus:
+            return by_focus, True
+        for service_part, usage_part, category in DEFAULT_RULES:
             if service_part in service and usage_part in usage:
                 return category, True
         return "other", False

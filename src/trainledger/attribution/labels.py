@@ -8,12 +8,14 @@ from dataclasses import dataclass, field
 
 from trainledger.core.config import LabelsConfig
 
-_PREFIXES = ("resourcetags/", "resource_tags_", "resource_tags.", "tags/", "labels/")
+# GKE cost allocation writes a pod's labels as `k8s-label/<key>`: the pod label is the key.
+_PREFIXES = ("resourcetags/", "resource_tags_", "resource_tags.", "tags/", "labels/", "k8s-label/")
 _FOLD = re.compile(r"[-:./\s]+")
 
 
 def canonical_key(key: str) -> str:
-    """`resourceTags/user:Cost-Label`, `user_cost_label` and `cost-label` all become `cost_label`."""
+    """`resourceTags/user:Cost-Label`, `user_cost_label`, `k8s-label/cost-label` and `cost-label` all
+    become `cost_label`."""
     text = key.strip().lower()
     for prefix in _PREFIXES:
         if text.startswith(prefix):
@@ -55,9 +57,17 @@ class LabelScheme:
         self.method_keys = [canonical_key(k) for k in config.method]
         self.experiment_keys = [canonical_key(k) for k in config.experiment]
         self.composite_keys = [canonical_key(k) for k in config.composite]
+        self.fallback_keys = [canonical_key(k) for k in config.project_fallback]
         self.phases = {canonical_value(p) for p in config.phases}
         self.methods = {canonical_value(m) for m in config.methods}
         self.aliases = {canonical_value(k): canonical_value(v) for k, v in config.aliases.items()}
+        self.label_keys = {
+            *self.project_keys,
+            *self.phase_keys,
+            *self.method_keys,
+            *self.experiment_keys,
+            *self.composite_keys,
+        }
 
     def phase(self, raw: str) -> str | None:
         value = self.aliases.get(canonical_value(raw), canonical_value(raw))
@@ -85,13 +95,26 @@ class LabelScheme:
     def _first(self, tags: dict[str, str], keys: list[str]) -> str | None:
         for key in keys:
             value = tags.get(key)
-            if value is not None and canonical_value(value):
+            # GKE's own namespaces (kube:unallocated, kube:system-overhead) name no project or run.
+            if (
+                value is not None
+                and canonical_value(value)
+                and not canonical_value(value).startswith("kube:")
+            ):
                 return value
         return None
 
     def resolve(self, raw_tags: dict[str, object]) -> Resolved:
-        tags = {canonical_key(k): str(v) for k, v in raw_tags.items() if v is not None}
+        tags: dict[str, str] = {}
         problems: list[str] = []
+        for key, value in raw_tags.items():
+            if isinstance(value, list | dict):  # one label, one text: never "['qwen-coder']"
+                if canonical_key(str(key)) in self.label_keys:
+                    shown = json.dumps(value, ensure_ascii=False)
+                    what = "a list" if isinstance(value, list) else "an object"
+                    problems.append(f"tag {key!r} is {what} {shown[:80]}, expected one text value")
+            elif value is not None:
+                tags[canonical_key(str(key))] = str(value)
         project_raw = self._first(tags, self.project_keys)
         phase_raw = self._first(tags, self.phase_keys)
         method_raw = self._first(tags, self.method_keys)
@@ -124,8 +147,13 @@ class LabelScheme:
                     merged.append(separate or composite)
             project, phase, method = merged
 
+        fallback_raw = None if project or conflict else self._first(tags, self.fallback_keys)
+        if fallback_raw:
+            project = canonical_value(fallback_raw)
         experiment = canonical_value(experiment_raw) if experiment_raw else None
-        if not any((project_raw, phase_raw, method_raw, experiment_raw, composite_raw)):
+        if not any(
+            (project_raw, phase_raw, method_raw, experiment_raw, composite_raw, fallback_raw, problems)
+        ):
             status = "untagged"
         elif conflict:
             status = "conflict"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import traceback
 from typing import Any
@@ -11,6 +10,8 @@ import click
 
 from trainledger import __version__
 from trainledger.cli.context import Context
+from trainledger.cli.options import global_options
+from trainledger.cli.output import echo, flush_quietly
 from trainledger.core.errors import ExitCode, TrainledgerError
 from trainledger.core.redaction import redact
 
@@ -34,7 +35,7 @@ class Boundary(click.Group):
             exc.show()
             sys.exit(int(ExitCode.USER_ERROR))
         except click.Abort:
-            click.echo("Aborted!", err=True)
+            echo("Aborted!", err=True)
             sys.exit(int(ExitCode.USER_ERROR))
         sys.exit(code if isinstance(code, int) else int(ExitCode.OK))
 
@@ -45,10 +46,6 @@ class Boundary(click.Group):
             self._fail(ctx, f"trainledger: error: {exc}", exc.exit_code)
         except (click.exceptions.Exit, click.ClickException, click.Abort, KeyboardInterrupt):
             raise
-        except BrokenPipeError:
-            # The reader went away (`trainledger report | head`): stop quietly, as Unix tools do.
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            ctx.exit(int(ExitCode.OK))
         except Exception as exc:
             first = str(exc).splitlines()[0] if str(exc) else ""
             self._fail(
@@ -62,12 +59,16 @@ class Boundary(click.Group):
     def _fail(ctx: click.Context, line: str, code: int) -> None:
         obj = ctx.obj if isinstance(ctx.obj, Context) else None
         if obj is not None and obj.debug:
-            click.echo(obj.redact(traceback.format_exc()).rstrip("\n"), err=True)
-        click.echo(obj.redact(line) if obj else redact(line), err=True)
+            echo(obj.redact(traceback.format_exc()).rstrip("\n"), err=True)
+        echo(obj.redact(line) if obj else redact(line), err=True)
         ctx.exit(int(code))
 
 
-@click.group(cls=Boundary, epilog=EXIT_CODES_HELP)
+@click.group(
+    cls=Boundary,
+    epilog=EXIT_CODES_HELP
+    + "\n\nGlobal options may also follow the command (`trainledger nightly --verbose`).",
+)
 @click.option(
     "--config",
     "config_path",
@@ -105,8 +106,15 @@ def cli(
     ctx.obj = Context(config_path, warehouse, verbose, debug, lock_timeout)
 
 
+def _leaves(command: click.Command) -> list[click.Command]:
+    if isinstance(command, click.Group):
+        return [leaf for sub in command.commands.values() for leaf in _leaves(sub)]
+    return [command]
+
+
 def _register() -> None:
-    from trainledger.cli import batch, estimates, job_log, reports, runs, sql
+    """Add every command, each accepting the global options after its name too."""
+    from trainledger.cli import batch, estimates, job_log, reports, runs, site, sql
 
     for command in (
         batch.init,
@@ -118,16 +126,24 @@ def _register() -> None:
         reports.export,
         reports.labels,
         reports.budgets,
+        reports.experiments,
         estimates.estimate,
         job_log.log_group,
         runs.runs,
+        site.site,
         sql.sql,
     ):
         cli.add_command(command)
+        for leaf in _leaves(command):
+            leaf.params.extend(global_options())
 
 
 _register()
 
 
 def main() -> None:
-    sys.exit(cli.main(standalone_mode=True))
+    try:
+        cli.main(standalone_mode=True)
+    except SystemExit as done:
+        flush_quietly()  # a reader that went away must not turn the run's status into a failure
+        raise done

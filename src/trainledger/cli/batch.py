@@ -8,28 +8,51 @@ from pathlib import Path
 import click
 
 from trainledger.cli.context import Context
-from trainledger.cli.options import PERIOD
+from trainledger.cli.options import PERIOD, alerts_out, examples
+from trainledger.cli.output import echo
 from trainledger.connectors import IngestResult
 from trainledger.core import config as config_module
 from trainledger.core.errors import ConfigError, ExitCode
-from trainledger.core.money import fmt
+from trainledger.core.files import write_atomic
+from trainledger.core.starter import SOURCE_EXAMPLES, starter
+from trainledger.outputs.tables import cell
 from trainledger.pipeline import jobs
-from trainledger.reports import budgets
 
 
-@click.command()
+@click.command(
+    epilog=examples(
+        "trainledger init",
+        "trainledger init --source focus --uri billing/focus.csv",
+        "trainledger init --source aws-cur2 --uri s3://my-billing-bucket/cur/ml-cur2 --force",
+    )
+)
 @click.option("--force", is_flag=True, help="Overwrite an existing config file.")
+@click.option(
+    "--source", "kind", type=click.Choice(list(SOURCE_EXAMPLES)), default=None, help="Fill in a first source."
+)
+@click.option("--uri", default=None, help="Where the first source's files are (a path or s3:// / gs:// URI).")
 @click.pass_obj
-def init(obj: Context, force: bool) -> None:
-    """Write a starter trainledger.toml."""
+def init(obj: Context, force: bool, kind: str | None, uri: str | None) -> None:
+    """Write a starter trainledger.toml that runs on its first `nightly`.
+
+    Every source kind has a commented example in it; the experiment log may be absent until the first
+    run is logged, and nightly writes its exports to exports/.
+    """
+    if uri and kind is None:
+        raise click.UsageError("--uri needs --source KIND")
     path = Path(obj.config_path or config_module.DEFAULT_CONFIG)
     if path.exists() and not force:
         raise ConfigError(f"{path} already exists; use --force to overwrite it")
-    path.write_text(config_module.STARTER, encoding="utf-8")
-    click.echo(f"wrote {path}", err=True)
+    write_atomic(path, starter(kind, uri))
+    echo(f"wrote {path}; next: trainledger nightly", err=True)
 
 
-@click.command()
+@click.command(
+    epilog=examples(
+        "trainledger ingest",
+        "trainledger ingest --source aws-cur2 --period 2026-11",
+    )
+)
 @click.option("--source", default=None, help="Only the [[sources]] entry with this name.")
 @PERIOD
 @click.pass_obj
@@ -37,7 +60,7 @@ def ingest(obj: Context, source: str | None, period: str | None) -> None:
     """Pull billing data and inventories into the warehouse."""
     summary = jobs.ingest(obj.config, obj.reporter, source, period)
     for r in summary.ingested:
-        click.echo(f"{r.source}\t{r.period or '-'}\t{_ingest_state(summary, r)}")
+        echo(f"{r.source}\t{r.period or '-'}\t{_ingest_state(summary, r)}")
 
 
 def _ingest_state(summary: jobs.RunSummary, r: IngestResult) -> str:
@@ -48,15 +71,23 @@ def _ingest_state(summary: jobs.RunSummary, r: IngestResult) -> str:
 
 
 def _per_currency(totals: dict[str, Decimal]) -> str:
-    """Money of several currencies side by side, never added: ``10.00 EUR, 5.00 USD``."""
-    return ", ".join(f"{fmt(total)} {currency}" for currency, total in sorted(totals.items()))
+    """Money of several currencies side by side, never added, to the cent as `report` shows it:
+    ``10.00 EUR, 1,005.00 USD``."""
+    return ", ".join(f"{cell(total, money=True)} {currency}" for currency, total in sorted(totals.items()))
 
 
 def _allocated(summary: jobs.RunSummary) -> str:
-    return _per_currency({c: t["billed"] for c, t in summary.allocated.items()}) or "0.00"
+    """BilledCost of every allocation: all sources together, cloud bills and off-cloud ledgers."""
+    billed = _per_currency({c: t["billed"] for c, t in summary.allocated.items()}) or "0.00"
+    return f"billed {billed} (all sources: cloud bills and off-cloud ledgers)"
 
 
-@click.command()
+@click.command(
+    epilog=examples(
+        "trainledger attribute",
+        "trainledger attribute --period 2026-11",
+    )
+)
 @PERIOD
 @click.pass_obj
 def attribute(obj: Context, period: str | None) -> None:
@@ -64,33 +95,34 @@ def attribute(obj: Context, period: str | None) -> None:
     summary = jobs.attribute(obj.config, obj.reporter, period)
     result = summary.attribution
     assert result is not None
-    click.echo(
-        f"{result.allocations} allocations, billed {_allocated(summary)} "
-        f"for {', '.join(result.periods) or 'no periods'}"
+    echo(
+        f"{result.allocations} allocations, {_allocated(summary)} for {', '.join(result.periods) or 'no periods'}"
     )
 
 
-@click.command()
-@click.option(
-    "--alerts-out",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Write crossed budget alerts as JSON to this file (default: <[exports] dir>/alerts.json).",
+@click.command(
+    epilog=examples(
+        "trainledger nightly",
+        "trainledger nightly --alerts-out alerts.json",
+        "trainledger nightly --verbose 2>&1 | tail -5",
+    )
 )
+@alerts_out("Write crossed budget alerts as JSON to this file (default: <[exports] dir>/alerts.json).")
 @click.pass_obj
 @click.pass_context
 def nightly(ctx: click.Context, obj: Context, alerts_out: str | None) -> None:
-    """Ingest + attribute + exports + budget check; exit 2 when a budget threshold is crossed."""
-    summary = jobs.nightly(obj.config, obj.reporter)
+    """Ingest + attribute + exports + budget check; exit 2 when a budget threshold is crossed.
+
+    The run's outcome never depends on who reads its output: a reader that goes away loses no work.
+    """
+    summary = jobs.nightly(obj.config, obj.reporter, alerts_out)
     for r in summary.ingested:
-        click.echo(f"ingested\t{r.source}\t{r.period or '-'}\t{_ingest_state(summary, r)}")
+        echo(f"ingested\t{r.source}\t{r.period or '-'}\t{_ingest_state(summary, r)}")
     if summary.attribution:
-        click.echo(f"attributed\t{summary.attribution.allocations} allocations\tbilled {_allocated(summary)}")
+        echo(f"attributed\t{summary.attribution.allocations} allocations\t{_allocated(summary)}")
     for path in summary.exports:
-        click.echo(f"exported\t{path}")
-    target = budgets.alerts_path(obj.config, alerts_out)
-    if target is not None:
-        budgets.write_alerts(target, summary.alerts)
-        click.echo(f"alerts\t{target}\t{len(summary.alerts)} crossed threshold(s)")
+        echo(f"exported\t{path}")
+    if summary.alerts_file is not None:
+        echo(f"alerts\t{summary.alerts_file}\t{len(summary.alerts)} crossed threshold(s)")
     if summary.alerts:
         ctx.exit(int(ExitCode.BUDGET))

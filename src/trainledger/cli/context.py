@@ -5,29 +5,29 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import click
-
+from trainledger.cli.output import echo
 from trainledger.core import config as config_module
 from trainledger.core.config import Config
 from trainledger.core.redaction import config_secrets, redact
 
 
 class TerminalReporter:
-    """Progress on stderr, so stdout stays data; credentials masked, as in every message."""
+    """Progress on stderr, so stdout stays data; credentials masked, as in every message. A closed stderr
+    is dropped quietly: progress is never worth a lost run."""
 
     def __init__(self, verbose: bool, redact: Callable[[str], str] = redact) -> None:
         self.verbose = verbose
         self.redact = redact
 
     def step(self, message: str) -> None:
-        click.echo(f"· {self.redact(message)}", err=True)
+        echo(f"· {self.redact(message)}", err=True)
 
     def detail(self, message: str) -> None:
         if self.verbose:
-            click.echo(f"  {self.redact(message)}", err=True)
+            echo(f"  {self.redact(message)}", err=True)
 
     def warn(self, message: str) -> None:
-        click.echo(f"trainledger: warning: {self.redact(message)}", err=True)
+        echo(f"trainledger: warning: {self.redact(message)}", err=True)
 
 
 @dataclass
@@ -41,6 +41,16 @@ class Context:
 
     @property
     def config(self) -> Config:
+        """The config file, which must exist: a command that needs one never runs on defaults."""
+        if self._config is None:
+            self._config = config_module.load(
+                self.config_path, self.warehouse, required=True, lock_timeout=self.lock_timeout
+            )
+        return self._config
+
+    @property
+    def config_or_defaults(self) -> Config:
+        """The config file when there is one, else the defaults (for `estimate --params` and `log`)."""
         if self._config is None:
             self._config = config_module.load(
                 self.config_path, self.warehouse, lock_timeout=self.lock_timeout

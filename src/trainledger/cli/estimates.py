@@ -8,8 +8,12 @@ from pathlib import Path
 import click
 
 from trainledger.cli.context import Context
+from trainledger.cli.options import examples, output_format
+from trainledger.cli.output import echo
 from trainledger.estimate import METHODS, param_sources, render
 from trainledger.estimate.params import PARAMS
+from trainledger.outputs.tables import visible_lines
+from trainledger.reports import experiments
 from trainledger.warehouse.connection import open_warehouse
 
 
@@ -20,7 +24,15 @@ def _params_help() -> str:
     return "\b\nParams (SPEC §6):\n" + "\n".join(rows)
 
 
-@click.command(epilog=_params_help())
+@click.command(
+    epilog=_params_help()
+    + "\n\n"
+    + examples(
+        "trainledger estimate exp-sft-0412",
+        "trainledger estimate --params plan.json --method rl",
+        "trainledger estimate exp-rl-0419 --format json --no-calibration",
+    )
+)
 @click.argument("experiment_id", required=False)
 @click.option(
     "--params",
@@ -36,9 +48,7 @@ def _params_help() -> str:
     is_flag=True,
     help="Textbook MFU defaults, not the median implied MFU of your reconciled runs.",
 )
-@click.option(
-    "--format", "fmt_", type=click.Choice(["table", "json", "markdown"]), default="table", show_default=True
-)
+@output_format("table", "json", "markdown")
 @click.pass_obj
 def estimate(
     obj: Context,
@@ -55,11 +65,14 @@ def estimate(
     config = obj.config
     options = {"strict": strict, "calibrate": not no_calibration}
     if experiment_id is not None:
+        config = obj.config
         with open_warehouse(config, write=False) as con:
+            experiments.require(con, config, experiment_id, logged=True)
             result = param_sources.for_experiment(con, config, experiment_id, **options)
         title = experiment_id
     else:
         assert params_file is not None
+        config = obj.config_or_defaults
         if config.warehouse_path().exists():
             with open_warehouse(config, write=False) as con:
                 result = param_sources.from_file(Path(params_file), method, config, con, **options)
@@ -69,8 +82,8 @@ def estimate(
     for warning in result.warnings:
         obj.reporter.warn(warning)
     if fmt_ == "json":
-        click.echo(json.dumps({"source": title, **result.to_json()}, indent=2))
+        echo(json.dumps({"source": title, **result.to_json()}, indent=2))
     elif fmt_ == "markdown":
-        click.echo(render.markdown(result, title), nl=False)
+        echo(render.markdown(result, title), nl=False)
     else:
-        click.echo(render.text(result, title), nl=False)
+        echo(visible_lines(render.text(result, title)), nl=False)

@@ -1,16 +1,15 @@
 """`trainledger log start|phase|end`: record a run from a job script, one command per event.
 
 Each command is its own process, so the run's state so far is kept in a small state file between calls
-(``--state``, ``$TRAINLEDGER_RUN_STATE``, or one file per experiment in the temp folder). A record that
-cannot be written is a warning and the command still exits 0: logging never fails the job.
+(``--state``, ``$TRAINLEDGER_RUN_STATE``, or one file per experiment in a private folder, see
+``runlog/state.py``). A record that cannot be written is a warning and the command still exits 0:
+logging never fails the job.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
-import tempfile
 import warnings
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,9 @@ import click
 
 from trainledger import runlog
 from trainledger.cli.context import Context
+from trainledger.cli.options import examples
 from trainledger.core.errors import ConfigError, InputError
+from trainledger.runlog import state as run_state
 
 LOG = click.option(
     "--log",
@@ -33,7 +34,8 @@ STATE = click.option(
     "state_path",
     type=click.Path(dir_okay=False),
     default=None,
-    help="File keeping the run between calls (default $TRAINLEDGER_RUN_STATE or the temp folder).",
+    help="File keeping the run between calls (default $TRAINLEDGER_RUN_STATE, else a private folder in "
+    "$XDG_RUNTIME_DIR or the temp folder).",
 )
 AT = click.option("--at", default=None, help="When it happened, ISO 8601 (default now).")
 RESOURCE_ID = click.option(
@@ -44,11 +46,7 @@ GPUS = click.option("--gpus", type=click.IntRange(min=0), default=None, help="GP
 
 
 def _state_file(experiment_id: str, explicit: str | None) -> Path:
-    if explicit or os.environ.get("TRAINLEDGER_RUN_STATE"):
-        return Path(explicit or os.environ["TRAINLEDGER_RUN_STATE"])
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", experiment_id)
-    uid = os.getuid() if hasattr(os, "getuid") else "user"
-    return Path(tempfile.gettempdir()) / f"trainledger-{uid}" / f"{safe}.json"
+    return run_state.state_file(experiment_id, explicit)
 
 
 def _destination(obj: Context, log_uri: str | None) -> str:
@@ -56,9 +54,9 @@ def _destination(obj: Context, log_uri: str | None) -> str:
         return log_uri
     if os.environ.get("TRAINLEDGER_LOG"):
         return os.environ["TRAINLEDGER_LOG"]
-    settings = obj.config.experiments
+    settings = obj.config_or_defaults.experiments
     if settings.kind == "jsonl" and settings.uri:
-        return obj.config.resolve(settings.uri)
+        return obj.config_or_defaults.resolve(settings.uri)
     raise ConfigError(
         "no experiment log to write to: give --log, set TRAINLEDGER_LOG, or set [experiments] uri "
         "in trainledger.toml"
@@ -96,14 +94,15 @@ def _json_file(path: str | None, what: str) -> dict[str, Any]:
 
 def _load(obj: Context, experiment_id: str, state: Path, log_uri: str | None) -> runlog.TrainingRun:
     """The run started by `log start` on this machine, or a fresh one (with a warning) when there is none."""
-    if state.is_file():
+    kept = run_state.load(state)
+    if kept is not None:
         try:
-            run = runlog.TrainingRun.from_state(json.loads(state.read_text(encoding="utf-8")))
+            run = runlog.TrainingRun.from_state(kept)
             if run.experiment_id == experiment_id:
                 if log_uri:
                     run.log = log_uri
                 return run
-        except (OSError, ValueError, KeyError):
+        except (ValueError, KeyError, TypeError):
             pass
     obj.reporter.warn(
         f"no run state for {experiment_id} at {state} (was `trainledger log start` run on this machine?); "
@@ -119,13 +118,7 @@ def _load(obj: Context, experiment_id: str, state: Path, log_uri: str | None) ->
 
 
 def _save(run: runlog.TrainingRun, state: Path) -> None:
-    try:
-        state.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        state.write_text(json.dumps(run.to_state()), encoding="utf-8")
-    except OSError as exc:
-        warnings.warn(
-            f"cannot keep the run state at {state}: {exc.strerror}", runlog.RunlogWarning, stacklevel=2
-        )
+    run_state.save(state, run.to_state())
 
 
 def _report(
@@ -137,12 +130,25 @@ def _report(
         obj.reporter.step(f"recorded the {what} of {run.experiment_id} at {run.written[-1]}")
 
 
-@click.group(name="log")
+@click.group(
+    name="log",
+    epilog=examples(
+        "trainledger log start exp-0412 --project qwen-coder --method sft --phase train --gpus 8",
+        "trainledger log phase exp-0412 eval",
+        "trainledger log end exp-0412 --status succeeded",
+    ),
+)
 def log_group() -> None:
     """Record a run from inside a training job (start, phase changes, end)."""
 
 
-@log_group.command(name="start")
+@log_group.command(
+    name="start",
+    epilog=examples(
+        "trainledger log start exp-0412 --project qwen-coder --method sft --phase train --gpus 8",
+        "trainledger log start exp-0412 --method rl --param model_params_b=7 --log s3://ml-logs/trainledger/",
+    ),
+)
 @click.argument("experiment_id")
 @click.option("--project", default=None, help="Project, as in the cost labels.")
 @click.option("--method", default=None, help="sft, rl, opd, ...")
@@ -206,7 +212,12 @@ def start_command(
     _report(obj, caught, run, "start")
 
 
-@log_group.command(name="phase")
+@log_group.command(
+    name="phase",
+    epilog=examples(
+        "trainledger log phase exp-0412 eval", "trainledger log phase exp-0412 rollout --gpus 16"
+    ),
+)
 @click.argument("experiment_id")
 @click.argument("phase_name", metavar="PHASE")
 @RESOURCE_ID
@@ -241,7 +252,13 @@ def phase_command(
     _report(obj, caught, run, f"phase {phase_name}")
 
 
-@log_group.command(name="end")
+@log_group.command(
+    name="end",
+    epilog=examples(
+        "trainledger log end exp-0412 --status succeeded",
+        "trainledger log end exp-0412 --status failed --metrics-file metrics.json",
+    ),
+)
 @click.argument("experiment_id")
 @click.option(
     "--status",
@@ -286,5 +303,5 @@ def end_command(
         warnings.simplefilter("always")
         run = _load(obj, experiment_id, state, log_uri)
         run.end(status, metrics=metrics or None, at=at)
-        state.unlink(missing_ok=True)
+        run_state.remove(state)
     _report(obj, caught, run, "end")

@@ -1,46 +1,46 @@
-"""Read-side commands: report, reconcile, export, labels, budgets."""
+"""Read-side commands: report, reconcile, export, labels, budgets, experiments. Each opens the warehouse,
+calls the core, and renders one document."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-from datetime import date
-from decimal import Decimal
+from datetime import date, datetime
 from pathlib import Path
 
 import click
-import polars as pl
 
 from trainledger.cli.context import Context
-from trainledger.cli.options import PERIOD
-from trainledger.core.errors import ExitCode, TrainledgerError
-from trainledger.core.files import safe_text, write_atomic
-from trainledger.core.money import fmt
-from trainledger.outputs import export as export_module
-from trainledger.outputs.tables import table
+from trainledger.cli.options import PERIOD, alerts_out, examples, output_format, period, since_option
+from trainledger.cli.output import echo, emit, emit_text
+from trainledger.core.errors import ExitCode
+from trainledger.core.files import write_atomic
+from trainledger.outputs import views
+from trainledger.outputs.tables import visible_lines
 from trainledger.reports import budgets as budgets_module
 from trainledger.reports import coverage, realize
+from trainledger.reports import experiments as experiments_module
 from trainledger.reports import reconcile as reconcile_module
 from trainledger.warehouse.connection import open_warehouse
 
 
-def _emit(text: str, out: str | None) -> None:
-    if out:
-        write_atomic(Path(out), text)
-        click.echo(f"wrote {out}", err=True)
-    else:
-        click.echo(text, nl=not text.endswith("\n"))
+def _date(value: datetime | None) -> date | None:
+    return value.date() if value else None
 
 
-@click.command()
+@click.command(
+    epilog=examples(
+        "trainledger report --by project,phase,method,category --period 2026-11",
+        "trainledger report --by waste,project --format csv",
+        "trainledger report --by method --with-metrics",
+    )
+)
 @click.option(
     "--by",
     default="project,phase,method,category",
     show_default=True,
     help="Comma-separated dimensions: project, phase, method, experiment, category, rule, provider, "
     "service, account, period, waste (idle, failed, rerun, unused-commitment, shared, unattributed, "
-    "productive).",
+    "productive), commitment.",
 )
 @click.option(
     "--granularity",
@@ -48,18 +48,12 @@ def _emit(text: str, out: str | None) -> None:
     default=None,
     help="Add a UTC time column: cost counts where its charge period starts.",
 )
-@click.option(
-    "--since",
-    type=click.DateTime(["%Y-%m-%d"]),
-    default=None,
-    help="Charges starting on or after this UTC date.",
-)
+@since_option("Charges starting on or after this UTC date.")
 @click.option(
     "--until", type=click.DateTime(["%Y-%m-%d"]), default=None, help="Charges starting before this UTC date."
 )
-@click.option(
-    "--format", "fmt_", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True
-)
+@period("Only this billing period (as invoiced).")
+@output_format("table", "csv", "json")
 @click.option(
     "--with-metrics", is_flag=True, help="Add metric gains and cost per point (by method/experiment)."
 )
@@ -69,212 +63,42 @@ def report(
     obj: Context,
     by: str,
     granularity: str | None,
-    since: object,
-    until: object,
+    since: datetime | None,
+    until: datetime | None,
+    period: str | None,
     fmt_: str,
     with_metrics: bool,
     shape: bool,
 ) -> None:
     """Realized cost (EffectiveCost) by any dimensions."""
-    columns = realize.parse_dimensions(by)
-    since_d = since.date() if since else None  # type: ignore[attr-defined]
-    until_d = until.date() if until else None  # type: ignore[attr-defined]
-    if with_metrics:
-        _report_benefit(obj, columns, since_d, until_d, fmt_)
-        return
-    if shape:
-        _report_shape(obj, columns, granularity, since_d, until_d, fmt_)
-        return
-    with open_warehouse(obj.config, write=False) as con:
-        frame = realize.cost_frame(con, columns, granularity, since_d, until_d)
-    _print_frame(frame, fmt_)
-
-
-def _report_benefit(
-    obj: Context, columns: list[str], since: date | None, until: date | None, fmt_: str
-) -> None:
-    """``report --with-metrics``: the method cost-benefit table (by method and/or experiment)."""
     from trainledger.reports import benefit
-
-    if not columns or any(c not in ("method", "experiment_id") for c in columns):
-        raise TrainledgerError("--with-metrics reports --by method and/or experiment, nothing else")
-    # By method: each method's row followed by its experiments; by experiment alone: the experiments.
-    wanted = {"method", "experiment"} if "method" in columns else {"experiment"}
-    with open_warehouse(obj.config, write=False) as con:
-        rows = [r for r in benefit.cost_benefit(con, since, until) if r.level in wanted]
-    if fmt_ == "json":
-        click.echo(json.dumps({"note": benefit.NOTE, "rows": [r.to_json() for r in rows]}, indent=2))
-        return
-    if fmt_ == "csv":
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        header = list(rows[0].to_json()) if rows else list(benefit.Benefit.__dataclass_fields__)
-        writer.writerow(header)
-        for r in rows:
-            writer.writerow(
-                [
-                    "" if v is None else (str(v) if k in benefit.NUMERIC else safe_text(str(v)))
-                    for k, v in r.to_json().items()
-                ]
-            )
-        click.echo(out.getvalue(), nl=False)
-        return
-
-    def points(value: Decimal | None) -> str:
-        return "-" if value is None else f"{value:+.2f}"
-
-    table_rows = [
-        (
-            r.method or "-",
-            f"all ({r.experiments})" if r.level == "method" else r.experiment_id,
-            r.status or "",
-            r.currency,
-            r.cost,
-            points(r.target_gain),
-            points(r.general_change),
-            r.cost_per_point,
-            "-" if r.eval_share is None else f"{r.eval_share:.1%}",
-        )
-        for r in rows
-    ]
-    headers = [
-        "method",
-        "experiment",
-        "status",
-        "currency",
-        "cost",
-        "target gain",
-        "general change",
-        "cost per point",
-        "eval share",
-    ]
-    click.echo(table(headers, table_rows, ["cost", "cost per point"]))
-    click.echo(benefit.NOTE)
-
-
-def _report_shape(
-    obj: Context,
-    columns: list[str],
-    granularity: str | None,
-    since: date | None,
-    until: date | None,
-    fmt_: str,
-) -> None:
     from trainledger.reports import shape as shape_module
 
+    columns = realize.parse_dimensions(by)
+    if period and (with_metrics or shape):
+        raise click.UsageError("--period applies to the cost report; use --since/--until with this view")
     with open_warehouse(obj.config, write=False) as con:
-        unit, found = shape_module.shape(con, columns, granularity, since, until)
-        gpu = shape_module.gpu_hours(con)
-    data = [r.to_json() for r in found]
-    if fmt_ == "json":
-        click.echo(
-            json.dumps(
-                {
-                    "bucket": unit,
-                    "rows": data,
-                    "gpu_hours": [
-                        {k: (str(v) if isinstance(v, Decimal) else v) for k, v in g.items()} for g in gpu
-                    ],
-                },
-                indent=2,
-            )
-        )
-        return
-    if fmt_ == "csv":
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        headers = [
-            *columns,
-            "currency",
-            "buckets",
-            "peak",
-            "peak_at",
-            "average",
-            "peak_to_average",
-            "not_time_resolved",
-        ]
-        writer.writerow(headers)
-        for row in data:
-            writer.writerow([safe_text("" if row[h] is None else str(row[h])) for h in headers])
-        click.echo(out.getvalue(), nl=False)
-        return
-    click.echo(f"Spend per {unit} (EffectiveCost): peak vs average, idle {unit}s included")
-    rows = [
-        (
-            *r.keys.values(),
-            r.currency,
-            r.buckets,
-            r.peak,
-            r.peak_at,
-            r.average.quantize(Decimal("0.01")),
-            "-" if r.ratio is None else f"{r.ratio:f}x",
-            r.unresolved,
-        )
-        for r in found
-    ]
-    click.echo(
-        table(
-            [*columns, "currency", f"{unit}s", "peak", "peak at", "average", "peak/avg", "not time-resolved"],
-            rows,
-            ["peak", "average", "not time-resolved"],
-        )
+        if with_metrics:
+            document = views.benefit(benefit.cost_benefit(con, _date(since), _date(until)), columns)
+        elif shape:
+            unit, found = shape_module.shape(con, columns, granularity, _date(since), _date(until))
+            document = views.shape(columns, unit, found, shape_module.gpu_hours(con))
+        else:
+            where = {"billing_period": period} if period else None
+            frame = realize.cost_frame(con, columns, granularity, _date(since), _date(until), where)
+            document = views.costs(frame)
+    emit(document, fmt_)
+
+
+@click.command(
+    epilog=examples(
+        "trainledger reconcile exp-sft-0412",
+        "trainledger reconcile exp-rl-0419 --format html --out postmortem.html",
+        "trainledger reconcile exp-opd-0425 --format json",
     )
-    if gpu:
-        click.echo("")
-        click.echo(
-            "GPU hours: in use (experiment log) vs provisioned (billed hours of those machines x GPUs)"
-        )
-        click.echo(
-            table(
-                ["project", "method", "in use", "provisioned"],
-                [(g["project"], g["method"], g["gpu_hours_in_use"], g["gpu_hours_provisioned"]) for g in gpu],
-            )
-        )
-
-
-def _print_frame(frame: pl.DataFrame, fmt_: str) -> None:
-    headers = frame.columns
-    records = frame.rows()
-    if fmt_ == "json":
-        data = [
-            {
-                h: (fmt(v) if isinstance(v, Decimal) else (v.isoformat() if hasattr(v, "isoformat") else v))
-                for h, v in zip(headers, r, strict=True)
-            }
-            for r in records
-        ]
-        click.echo(json.dumps(data, indent=2))
-    elif fmt_ == "csv":
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(headers)
-        for r in records:
-            writer.writerow(
-                [fmt(v) if isinstance(v, Decimal) else safe_text("" if v is None else str(v)) for v in r]
-            )
-        click.echo(out.getvalue(), nl=False)
-    else:
-        money = [h for h in headers if h.endswith("_cost")]
-        click.echo(table(headers, records, money))
-        totals = {
-            c: sum((Decimal(v) for v in frame[c].to_list() if v is not None), Decimal(0)) for c in money
-        }
-        currencies = sorted(set(frame["currency"].to_list())) if frame.height else []
-        if len(currencies) == 1:
-            click.echo(
-                "total " + "  ".join(f"{c}={fmt(v, 2)}" for c, v in totals.items()) + f" {currencies[0]}"
-            )
-
-
-@click.command()
-@click.argument("experiment_id")
-@click.option(
-    "--format",
-    "fmt_",
-    type=click.Choice(["table", "json", "markdown", "html"]),
-    default="table",
-    show_default=True,
 )
+@click.argument("experiment_id")
+@output_format("table", "json", "markdown", "html")
 @click.option(
     "--out", type=click.Path(dir_okay=False), default=None, help="Write to this file instead of stdout."
 )
@@ -284,6 +108,7 @@ def reconcile(obj: Context, experiment_id: str, fmt_: str, out: str | None) -> N
     from trainledger.outputs import postmortem
 
     with open_warehouse(obj.config, write=False) as con:
+        experiments_module.require(con, obj.config, experiment_id)
         result = reconcile_module.reconcile(con, experiment_id)
     if fmt_ == "json":
         text = json.dumps(result.to_json(), indent=2) + "\n"
@@ -292,14 +117,25 @@ def reconcile(obj: Context, experiment_id: str, fmt_: str, out: str | None) -> N
     elif fmt_ == "html":
         text = postmortem.html(result)
     else:
-        text = postmortem.text(result)
-    _emit(text, out)
+        text = visible_lines(postmortem.text(views.terminal_safe(result)))
+    emit_text(text, out)
 
 
-@click.command()
-@PERIOD
+@click.command(
+    epilog=examples(
+        "trainledger export --period 2026-11 --out 2026-11.csv",
+        "trainledger export --period 2026-11 --by project,method --out by-method.csv",
+        "trainledger export --period 2026-11 --format focus --out 2026-11-focus.csv",
+    )
+)
+@period("The billing period to export (required).", required=True)
 @click.option("--by", default=None, help="Keep only these dimensions (others summed, their columns empty).")
-@click.option("--format", "fmt_", type=click.Choice(["csv", "focus"]), default="csv", show_default=True)
+@output_format("csv", "xlsx", "focus", default="csv")
+@click.option(
+    "--cents",
+    is_flag=True,
+    help="Money rounded to the cent per row; each period/account/currency total still ties to the invoice.",
+)
 @click.option(
     "--out",
     type=click.Path(dir_okay=False),
@@ -307,101 +143,56 @@ def reconcile(obj: Context, experiment_id: str, fmt_: str, out: str | None) -> N
     help="File to write (.parquet: parquet, for focus).",
 )
 @click.pass_obj
-def export(obj: Context, period: str | None, by: str | None, fmt_: str, out: str) -> None:
+def export(obj: Context, period: str, by: str | None, fmt_: str, cents: bool, out: str) -> None:
     """Finance export of one billing period's allocations."""
-    if period is None:
-        raise click.UsageError("Missing option '--period'.")
-    if fmt_ == "focus":
-        from trainledger.outputs import export_focus
+    from trainledger.outputs import export as export_module
 
-        if by:
-            raise click.UsageError(
-                "--by applies to --format csv; a FOCUS file has one row per allocation share"
-            )
-        with open_warehouse(obj.config, write=False) as con:
-            export_focus.write(con, period, Path(out))
-        click.echo(f"wrote {out}", err=True)
-        return
+    if fmt_ == "focus" and (by or cents):
+        raise click.UsageError(
+            f"{'--by' if by else '--cents'} applies to --format csv and xlsx; a FOCUS file has one row "
+            "per allocation share, at full precision"
+        )
     with open_warehouse(obj.config, write=False) as con:
-        text = export_module.export_csv(con, period, by)
-    write_atomic(Path(out), text)
-    click.echo(f"wrote {out}", err=True)
+        if fmt_ == "focus":
+            from trainledger.outputs import export_focus
+
+            export_focus.write(con, period, Path(out))
+            echo(f"wrote {out}", err=True)
+            return
+        if fmt_ == "xlsx":
+            write_atomic(Path(out), export_module.export_xlsx(con, period, by, cents))
+            echo(f"wrote {out}", err=True)
+            return
+        text = export_module.export_csv(con, period, by, cents)
+    emit_text(text, out)
 
 
-@click.command()
+@click.command(
+    epilog=examples(
+        "trainledger labels",
+        "trainledger labels --period 2026-11",
+        "trainledger labels --period 2026-11 --format json",
+    )
+)
 @PERIOD
-@click.option("--format", "fmt_", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@output_format("table", "json")
 @click.pass_obj
 def labels(obj: Context, period: str | None, fmt_: str) -> None:
     """Tag coverage and bad labels, by the cost they carry."""
     with open_warehouse(obj.config, write=False) as con:
-        result = coverage.coverage(con, period)
-    if fmt_ == "json":
-
-        def clean(rows: list[dict[str, object]]) -> list[dict[str, object]]:
-            return [{k: fmt(v) if isinstance(v, Decimal) else v for k, v in r.items()} for r in rows]
-
-        click.echo(
-            json.dumps(
-                {
-                    "periods": result.periods,
-                    "coverage": clean(result.by_rule),
-                    "problems": clean(result.problems),
-                    "unknown_services": clean(result.unknown_services),
-                },
-                indent=2,
-            )
-        )
-        return
-    click.echo(f"Tag coverage for {', '.join(result.periods) or 'no periods'} (EffectiveCost)")
-    total = sum((r["effective_cost"] for r in result.by_rule), Decimal(0))
-    rows = [
-        (
-            r["rule"],
-            r["currency"],
-            r["charges"],
-            r["effective_cost"],
-            f"{(r['effective_cost'] / total * 100):.1f}%" if total else "-",
-        )
-        for r in result.by_rule
-    ]
-    click.echo(table(["rule", "currency", "charges", "effective_cost", "share"], rows, ["effective_cost"]))
-    click.echo("")
-    if result.problems:
-        click.echo("Bad or conflicting labels")
-        rows = [
-            (r["status"], r["problem"], r["example_resource"], r["charges"], r["effective_cost"])
-            for r in result.problems
-        ]
-        click.echo(
-            table(
-                ["status", "problem", "example resource", "charges", "effective_cost"],
-                rows,
-                ["effective_cost"],
-            )
-        )
-    else:
-        click.echo("No bad or conflicting labels.")
-    if result.unknown_services:
-        click.echo("")
-        click.echo("Services with no cost category (counted as `other`)")
-        services = [
-            (r["provider"], r["service_name"], r["usage_type"], r["effective_cost"])
-            for r in result.unknown_services
-        ]
-        click.echo(
-            table(["provider", "service", "usage type", "effective_cost"], services, ["effective_cost"])
-        )
+        document = views.labels(coverage.coverage(con, period))
+    emit(document, fmt_)
 
 
-@click.command()
-@click.option("--format", "fmt_", type=click.Choice(["table", "json"]), default="table", show_default=True)
-@click.option(
-    "--alerts-out",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Also write the crossed thresholds as alert JSON to this file ([] when none).",
+@click.command(
+    epilog=examples(
+        "trainledger budgets",
+        "trainledger budgets --alerts-out alerts.json",
+        "trainledger budgets --format json",
+    )
 )
+@output_format("table", "json")
+@alerts_out("Also write the crossed thresholds as alert JSON to this file ([] when none).")
 @click.pass_obj
 @click.pass_context
 def budgets(ctx: click.Context, obj: Context, fmt_: str, alerts_out: str | None) -> None:
@@ -409,81 +200,29 @@ def budgets(ctx: click.Context, obj: Context, fmt_: str, alerts_out: str | None)
     with open_warehouse(obj.config, write=False) as con:
         statuses = budgets_module.status(con, obj.config)
         shares = budgets_module.share_status(con, obj.config)
+    emit(views.budgets(statuses, shares), fmt_)
     alerts = budgets_module.alerts(statuses) + budgets_module.share_alerts(shares)
-    if fmt_ == "json":
-        click.echo(json.dumps([s.to_json() for s in statuses] + [s.to_json() for s in shares], indent=2))
-    elif not statuses and not shares:
-        click.echo("No [[budgets]] with an amount in the config.")
-    elif statuses:
-        rows = [
-            (
-                s.budget,
-                s.scope_text,
-                s.period,
-                s.currency,
-                s.amount,
-                s.spent,
-                s.amount - s.spent,
-                f"{s.used:.1%}",
-                ", ".join(f"{t:.0%}" for t in s.thresholds),
-                ", ".join(f"{t:.0%}" for t in s.crossed) or "-",
-            )
-            for s in statuses
-        ]
-        click.echo(
-            table(
-                [
-                    "budget",
-                    "scope",
-                    "period",
-                    "currency",
-                    "amount",
-                    "spent",
-                    "remaining",
-                    "used",
-                    "thresholds",
-                    "crossed",
-                ],
-                rows,
-                ["amount", "spent", "remaining"],
-            )
-        )
-    if shares and fmt_ != "json":
-        share_rows = [
-            (
-                s.budget,
-                ", ".join(f"{k}={v}" for k, v in s.scope.items()) or "everything",
-                s.period,
-                s.phase,
-                s.phase_spent,
-                s.total,
-                f"{s.share:.1%}",
-                f"{s.limit:.0%}",
-                "EXCEEDED" if s.exceeded else "ok",
-            )
-            for s in shares
-        ]
-        click.echo("")
-        click.echo(
-            table(
-                [
-                    "budget",
-                    "scope",
-                    "period",
-                    "phase",
-                    "phase_spent",
-                    "spent",
-                    "share",
-                    "max share",
-                    "status",
-                ],
-                share_rows,
-                ["phase_spent", "spent"],
-            )
-        )
     for alert in alerts:
-        click.echo(f"trainledger: alert: {alert['message']}", err=True)
+        echo(f"trainledger: alert: {alert['message']}", err=True)
     if alerts_out:
         budgets_module.write_alerts(Path(alerts_out), alerts)
     if alerts:
         ctx.exit(int(ExitCode.BUDGET))
+
+
+@click.command(
+    epilog=examples(
+        "trainledger experiments",
+        "trainledger experiments --project qwen-coder --since 2026-11-01",
+        "trainledger experiments --format csv > experiments.csv",
+    )
+)
+@click.option("--project", default=None, help="Only this project's experiments.")
+@since_option("Only experiments started on or after this UTC date.")
+@output_format("table", "csv", "json")
+@click.pass_obj
+def experiments(obj: Context, project: str | None, since: datetime | None, fmt_: str) -> None:
+    """The known experiments, newest first: estimated vs realized cost, and whether the bill is complete."""
+    with open_warehouse(obj.config, write=False) as con:
+        found = experiments_module.known(con, project, since.date() if since else None)
+    emit(views.experiments(found), fmt_)

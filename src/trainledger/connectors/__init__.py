@@ -1,13 +1,14 @@
-"""Connectors pull bills and inventories into the warehouse; one module per source kind.
+"""Connectors pull bills and inventories into the warehouse; one module per source kind (``registry.py``),
+each following the contract of ``contract.py``.
 
 Cloud SDKs are imported lazily inside the connector modules, so the core never pays for them.
 """
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import partial
 from typing import TYPE_CHECKING, Protocol
 
 from trainledger.core.errors import ConfigError
@@ -37,23 +38,14 @@ class Connector(Protocol):
     ) -> list[IngestResult]: ...
 
 
-_MODULES = {
-    "aws-cur2": "trainledger.connectors.aws_cur2",
-    "aws-cur": "trainledger.connectors.aws_cur",
-    "aws-focus": "trainledger.connectors.aws_focus",
-    "aws-tags": "trainledger.connectors.aws_tags",
-    "focus": "trainledger.connectors.focus",
-    "gcp-billing": "trainledger.connectors.gcp_billing",
-    "gcp-catalog": "trainledger.connectors.gcp_catalog",
-    "gcp-labels": "trainledger.connectors.gcp_labels",
-    "manual": "trainledger.connectors.manual",
-}
-
-
 def connector_for(source: SourceConfig) -> Connector:
-    module_name = _MODULES.get(source.kind)
-    if module_name is None:
+    """The ingest of the source's kind (contract.py): a bill loaded by the shared routine, or a pull."""
+    from trainledger.connectors import periods, registry
+
+    if source.kind not in registry.KINDS:
         raise ConfigError(f"source {source.name!r}: kind {source.kind!r} is not available in this version")
-    module = importlib.import_module(module_name)
-    connector: Connector = module.ingest
-    return connector
+    module = registry.module(source.kind)
+    if hasattr(module, "pull"):
+        pull: Connector = module.pull
+        return pull
+    return partial(periods.ingest_bill, module)

@@ -14,15 +14,15 @@ columns folded into the ``resource_tags`` map, so one normaliser (``ingest/norma
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from trainledger.connectors import IngestResult, aws_cur2, staging
-from trainledger.connectors.locations import open_storage
-from trainledger.connectors.storage import Entry, LocalStorage, Storage, fingerprint, resolve
+from trainledger.connectors import aws_cur2, sql, staging
+from trainledger.connectors.contract import Delivery, Staged
+from trainledger.connectors.locations import AwsFiles, open_storage
+from trainledger.connectors.storage import Entry, LocalStorage, Storage, fingerprint, read_manifest, resolve
 from trainledger.core.config import Config, SourceConfig
 from trainledger.core.errors import InputError, SourceError
 from trainledger.core.reporter import Reporter
@@ -47,22 +47,20 @@ def cur2_name(column: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", text).strip("_")
 
 
-def _ident(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
+Options = AwsFiles
 
 
 @dataclass(frozen=True)
-class Delivery:
-    period: str | None  # None: files without a manifest, whose rows name their periods
+class Assembly:
+    """Where a delivery is read from: the storage and the period's top-level manifest (None: files without
+    one, whose rows name their periods, of which ``only`` is kept)."""
+
+    storage: Storage
     manifest: str | None
-    version: str
+    only: str | None = None
 
 
-def deliveries(storage: Storage, period: str | None, source: str, reporter: Reporter) -> list[Delivery]:
+def assemblies(storage: Storage, period: str | None, source: str, reporter: Reporter) -> list[Delivery]:
     """The current assembly of each period, from the top-level manifests in the listing."""
     entries = storage.entries()
     found = []
@@ -76,7 +74,7 @@ def deliveries(storage: Storage, period: str | None, source: str, reporter: Repo
             continue
         folder = entry.key.split("/", 1)[0] + "/"
         version = fingerprint(e for e in entries if e.key.startswith(folder))
-        found.append(Delivery(billing_period, entry.key, version))
+        found.append(Delivery(billing_period, version, Assembly(storage, entry.key)))
     if found or any(_TOP_MANIFEST.match(e.key) for e in entries):
         return sorted(found, key=lambda d: d.period or "")
     data = [e for e in entries if e.key.endswith(DATA_SUFFIXES)]
@@ -85,25 +83,20 @@ def deliveries(storage: Storage, period: str | None, source: str, reporter: Repo
             f"{source}: no report manifest under {storage.describe()}: reading its {len(data)} file(s) as one "
             "complete delivery (local files only)"
         )
-        return [Delivery(None, None, fingerprint(data))]
+        return [Delivery(None, fingerprint(data), Assembly(storage, None, period))]
     raise SourceError(
         f"{storage.describe()}: no yyyymmdd-yyyymmdd/<report>-Manifest.json found: the legacy CUR manifest is "
         "missing; point uri at <prefix>/<report name>"
     )
 
 
-def report_files(storage: Storage, delivery: Delivery) -> list[str]:
+def report_files(assembly: Assembly) -> list[str]:
     """All ``reportKeys`` of the current assembly (or every data file when there is no manifest)."""
-    if delivery.manifest is None:
+    storage = assembly.storage
+    if assembly.manifest is None:
         return [e.key for e in storage.entries() if e.key.endswith(DATA_SUFFIXES)]
-    where = storage.describe(delivery.manifest)
-    try:
-        manifest = json.loads(storage.read_text(delivery.manifest))
-        listed = manifest["reportKeys"]
-        if not isinstance(listed, list):
-            raise TypeError("reportKeys is not a list")
-    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError) as exc:
-        raise InputError(f"{where}: not a CUR report manifest ({exc})") from None
+    where = storage.describe(assembly.manifest)
+    manifest, listed = read_manifest(storage, assembly.manifest, "reportKeys", "CUR report manifest")
     if not listed:
         raise InputError(f"{where}: assembly {manifest.get('assemblyId')!r} lists no report files")
     keys = []
@@ -130,37 +123,23 @@ def scan(con: Connection, files: list[Path], *, union: bool = False) -> None:
     """
     names = [str(f) for f in files]
     if all(n.endswith(".parquet") for n in names):
-        rel = con.read_parquet(
-            names, union_by_name=True, filename=True, file_row_number=True, hive_partitioning=False
-        )
-        staging.create_raw_view(con, TEXT_VIEW, rel)
+        staging.read_parquet(con, TEXT_VIEW, files)
     elif all(n.endswith((".csv", ".csv.gz")) for n in names):
-        try:
-            rel = con.read_csv(
-                names, all_varchar=True, header=True, filename=True, union_by_name=union, sample_size=1
-            )
-        except Exception as exc:  # duckdb raises several error types for unreadable CSV/gzip
-            raise staging.unreadable(str(files[0]), exc, str(files[0])) from None
-        staging.create_raw_view(con, f"{TEXT_VIEW}_rows", rel)
-        con.execute(
-            f"CREATE OR REPLACE TEMP VIEW {TEXT_VIEW} AS SELECT *, CAST(row_number() OVER (PARTITION BY filename) "
-            f"- 1 AS BIGINT) AS file_row_number FROM {TEXT_VIEW}_rows"
-        )
+        staging.read_csv(con, f"{TEXT_VIEW}_rows", files, union_by_name=union, sample_size=1)
+        staging.number_rows_by_file(con, TEXT_VIEW, f"{TEXT_VIEW}_rows")
     else:
         raise InputError(
             f"{files[0].parent}: expected .csv, .csv.gz or .parquet report files, got {names[0]}"
         )
-    con.execute(
-        f"CREATE OR REPLACE TEMP VIEW {aws_cur2.RAW_VIEW} AS {_projection(staging.view_columns(con, TEXT_VIEW))}"
-    )
+    staging.derive_view(con, aws_cur2.RAW_VIEW, TEXT_VIEW, _projection(staging.view_columns(con, TEXT_VIEW)))
 
 
-def _projection(columns: dict[str, str]) -> str:
-    """SELECT renaming legacy columns to CUR 2.0 names, with tags and product attributes as maps.
+def _projection(columns: dict[str, str]) -> sql.Fragment:
+    """The select list renaming legacy columns to CUR 2.0 names, with tags and product attributes as maps.
 
     Column names come from the file header; they reach SQL only as quoted identifiers and literals.
     """
-    select: list[str] = []
+    select: list[sql.Fragment] = []
     taken = {"filename", "file_row_number"}
     tags: list[tuple[str, str]] = []
     renamed: dict[str, str] = {}
@@ -176,63 +155,56 @@ def _projection(columns: dict[str, str]) -> str:
         if not target or target in renamed.values() or target in taken:
             continue
         renamed[column] = target
-        select.append(f"{_ident(column)} AS {_ident(target)}")
+        select.append(sql.alias(sql.ident(column), target))
     if tags:
-        select.append(f"{_map(tags)} AS resource_tags")
+        select.append(sql.alias(_map(tags), "resource_tags"))
     product = [(key, source) for source, key in _PRODUCT_KEYS.items() if source in renamed.values()]
     if product:
-        select.append(f"{_map(product)} AS product")
-    select += ["filename", "file_row_number"]
-    return f"SELECT {', '.join(select)} FROM {TEXT_VIEW}"
+        select.append(sql.alias(_map(product), "product"))
+    select += [sql.ident("filename"), sql.ident("file_row_number")]
+    return sql.columns(select)
 
 
-def _map(pairs: list[tuple[str, str]]) -> str:
+def _map(pairs: list[tuple[str, str]]) -> sql.Fragment:
     """A MAP(VARCHAR, VARCHAR) of the non-empty values of (key, column) pairs."""
     entries = ", ".join(
-        f"{{'k': {_literal(key)}, 'v': CAST({_ident(col)} AS VARCHAR)}}" for key, col in pairs
+        f"{{'k': {sql.literal(key).text}, 'v': CAST({sql.ident(col).text} AS VARCHAR)}}" for key, col in pairs
     )
-    return (
+    return sql.Fragment(
         f"CAST(map_from_entries(list_filter([{entries}], lambda e: e.v IS NOT NULL AND e.v <> '')) "
         "AS MAP(VARCHAR, VARCHAR))"
     )
 
 
-def ingest(
-    con: Connection, source: SourceConfig, config: Config, period: str | None, reporter: Reporter
-) -> list[IngestResult]:
+def deliveries(
+    source: SourceConfig, config: Config, period: str | None, reporter: Reporter
+) -> list[Delivery]:
     storage = open_storage(source, config)
     if isinstance(storage, LocalStorage) and storage.root.is_file():
         storage = _SingleFile(storage.root)
-    results: list[IngestResult] = []
-    for delivery in deliveries(storage, period, source.name, reporter):
-        if (
-            delivery.period is not None
-            and staging.known_version(con, source.name, delivery.period) == delivery.version
-        ):
-            reporter.detail(f"{source.name} {delivery.period}: unchanged, skipped")
-            results.append(
-                IngestResult(source.name, delivery.period, 0, skipped=True, version=delivery.version)
-            )
-            continue
-        keys = report_files(storage, delivery)
-        reporter.step(f"{source.name} {delivery.period or 'file'}: reading {len(keys)} report file(s)")
-        files = storage.local_paths(
-            keys, scope=delivery.manifest.split("/", 1)[0] if delivery.manifest else None
-        )
-        loaded = aws_cur2.load_period(
-            con,
-            source.name,
-            delivery.period,
-            files,
-            delivery.version,
-            reporter,
-            names=storage.display_names(keys),
-            scanner=scan if delivery.manifest else partial(scan, union=True),
-            what="CUR",
-            only=period,
-        )
-        results.extend(loaded)
-    return results
+    return assemblies(storage, period, source.name, reporter)
+
+
+def stage(
+    con: Connection, source: SourceConfig, config: Config, delivery: Delivery, reporter: Reporter
+) -> Staged:
+    assembly: Assembly = delivery.ref
+    keys = report_files(assembly)
+    reporter.step(f"{source.name} {delivery.period or 'file'}: reading {len(keys)} report file(s)")
+    files = assembly.storage.local_paths(
+        keys, scope=assembly.manifest.split("/", 1)[0] if assembly.manifest else None
+    )
+    return aws_cur2.stage_files(
+        con,
+        source.name,
+        delivery.period,
+        files,
+        reporter,
+        names=assembly.storage.display_names(keys),
+        scanner=scan if assembly.manifest else partial(scan, union=True),
+        what="CUR",
+        only=assembly.only,
+    )
 
 
 class _SingleFile(LocalStorage):

@@ -7,16 +7,17 @@ source ``uri`` is ``<prefix>/<export>``. AWS's FOCUS exports use the same layout
 
 from __future__ import annotations
 
-import json
 import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
-from trainledger.connectors import IngestResult, staging
-from trainledger.connectors.locations import open_storage
-from trainledger.connectors.storage import Entry, Storage, fingerprint, resolve
+from trainledger.connectors import sql, staging
+from trainledger.connectors.contract import Delivery, Staged
+from trainledger.connectors.locations import AwsFiles, open_storage
+from trainledger.connectors.storage import Entry, Storage, fingerprint, read_manifest, resolve
 from trainledger.core import queries
 from trainledger.core.config import Config, SourceConfig
 from trainledger.core.errors import InputError, SourceError
@@ -40,6 +41,7 @@ REQUIRED = (
 
 OPTIONAL = {
     "bill_payer_account_id": "VARCHAR",
+    "bill_invoice_id": "VARCHAR",
     "line_item_usage_account_id": "VARCHAR",
     "line_item_product_code": "VARCHAR",
     "line_item_usage_type": "VARCHAR",
@@ -65,25 +67,32 @@ OPTIONAL = {
     "savings_plan_savings_plan_effective_cost": "DOUBLE",
     "savings_plan_total_commitment_to_date": "DOUBLE",
     "savings_plan_used_commitment": "DOUBLE",
+    # split cost allocation data (EKS/ECS pods), read by ingest/normalize_cur2.sql
+    "split_line_item_parent_resource_id": "VARCHAR",
+    "split_line_item_split_cost": "DOUBLE",
+    "split_line_item_unused_cost": "DOUBLE",
+    "split_line_item_public_on_demand_split_cost": "DOUBLE",
 }
 
 MAP_COLUMNS = ("resource_tags", "product", "cost_category", "discount")
 
 
-@dataclass(frozen=True)
-class Delivery:
-    """The current delivery of one billing period: its manifest and a version from listing metadata."""
+Options = AwsFiles
 
-    period: str
+
+@dataclass(frozen=True)
+class Export:
+    """Where one period's delivery is read from: the storage and the period's current manifest."""
+
+    storage: Storage
     manifest: str
-    version: str
 
 
 _MANIFEST = re.compile(r"^metadata/BILLING_PERIOD=(\d{4}-\d{2})/[^/]*Manifest\.json$")
 _DATA = re.compile(r"^data/BILLING_PERIOD=(\d{4}-\d{2})/")
 
 
-def deliveries(
+def exports(
     storage: Storage, period: str | None, reporter: Reporter, what: str = "CUR 2.0"
 ) -> list[Delivery]:
     """The periods of a Data Exports layout (CUR 2.0 or FOCUS), decided from the listing alone.
@@ -120,24 +129,19 @@ def deliveries(
         if period is None or billing_period == period:
             manifest = max(manifests[billing_period], key=lambda e: e.key)
             version = fingerprint([manifest, *data[billing_period]])
-            found.append(Delivery(billing_period, manifest.key, version))
+            found.append(Delivery(billing_period, version, Export(storage, manifest.key)))
     return found
 
 
-def manifest_files(storage: Storage, delivery: Delivery) -> list[str]:
+def manifest_files(export: Export, period: str | None) -> list[str]:
     """The data files the period's manifest names (``dataFiles``), each checked to exist."""
-    where = storage.describe(delivery.manifest)
-    try:
-        manifest = json.loads(storage.read_text(delivery.manifest))
-        listed = manifest["dataFiles"]
-        if not isinstance(listed, list):
-            raise TypeError("dataFiles is not a list")
-    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError) as exc:
-        raise InputError(f"{where}: not a Data Exports manifest ({exc})") from None
+    storage = export.storage
+    where = storage.describe(export.manifest)
+    _, listed = read_manifest(storage, export.manifest, "dataFiles", "Data Exports manifest")
     if not listed:
         raise InputError(f"{where}: the manifest lists no data files")
     files = []
-    partition = f"data/BILLING_PERIOD={delivery.period}/"
+    partition = f"data/BILLING_PERIOD={period}/"
     for reference in listed:
         key = resolve(storage, str(reference))
         if key is None:
@@ -154,120 +158,93 @@ def scan(con: Connection, files: list[Path]) -> None:
     """Create the raw view over the period's files, parquet or csv.gz, with maps as maps."""
     names = [str(f) for f in files]
     if all(n.endswith(".parquet") for n in names):
-        rel = con.read_parquet(
-            names, union_by_name=True, filename=True, file_row_number=True, hive_partitioning=False
-        )
-        staging.create_raw_view(con, RAW_VIEW, rel)
+        staging.read_parquet(con, RAW_VIEW, files)
         return
     if all(n.endswith((".csv", ".csv.gz")) for n in names):
         # One delivery shares one header, so no union_by_name: it holds a read buffer per file (~17 MB each),
         # which ran out of memory on a 1,100-file period. sample_size=1 skips re-sniffing every file.
-        try:
-            rel = con.read_csv(names, all_varchar=True, header=True, filename=True, sample_size=1)
-        except Exception as exc:  # duckdb raises several error types for unreadable CSV/gzip
-            raise staging.unreadable(str(files[0]), exc, str(files[0])) from None
-        staging.create_raw_view(con, f"{RAW_VIEW}_text", rel)
+        staging.read_csv(con, f"{RAW_VIEW}_text", files, sample_size=1)
         cols = staging.view_columns(con, f"{RAW_VIEW}_text")
         maps = [c for c in MAP_COLUMNS if c in cols]
-        replace = ", ".join(
-            f"CAST(json(CASE WHEN {c} IS NULL OR trim({c}) = '' THEN '{{}}' ELSE {c} END) "
-            f"AS MAP(VARCHAR, VARCHAR)) AS {c}"
-            for c in maps
-        )
-        select = f"* REPLACE ({replace})" if replace else "*"
         staging.number_rows(con, f"{RAW_VIEW}_text", f"{RAW_VIEW}_numbered")
         staging.check_json_objects(con, f"{RAW_VIEW}_numbered", maps)
-        con.execute(f"CREATE OR REPLACE TEMP VIEW {RAW_VIEW} AS SELECT {select} FROM {RAW_VIEW}_numbered")
+        replace = sql.columns(sql.alias(_json_map(sql.ident(m)), m) for m in maps)
+        select = sql.Fragment(f"* REPLACE ({replace.text})" if maps else "*")
+        staging.derive_view(con, RAW_VIEW, f"{RAW_VIEW}_numbered", select)
         return
     raise InputError(f"{files[0].parent}: expected .parquet or .csv.gz data files, got {names[0]}")
 
 
-def ingest(
-    con: Connection, source: SourceConfig, config: Config, period: str | None, reporter: Reporter
-) -> list[IngestResult]:
-    storage = open_storage(source, config)
-    results = []
-    for delivery in deliveries(storage, period, reporter):
-        if staging.known_version(con, source.name, delivery.period) == delivery.version:
-            reporter.detail(f"{source.name} {delivery.period}: unchanged, skipped")
-            results.append(
-                IngestResult(source.name, delivery.period, 0, skipped=True, version=delivery.version)
-            )
-            continue
-        keys = manifest_files(storage, delivery)
-        reporter.step(f"{source.name} {delivery.period}: reading {len(keys)} file(s)")
-        files = storage.local_paths(keys, scope=f"data/BILLING_PERIOD={delivery.period}/")
-        results.extend(
-            load_period(
-                con,
-                source.name,
-                delivery.period,
-                files,
-                delivery.version,
-                reporter,
-                names=storage.display_names(keys),
-            )
-        )
-    return results
+def _json_map(column: sql.Fragment) -> sql.Fragment:
+    """A map column written as JSON text, as a map (empty text: an empty map)."""
+    c = column.text
+    return sql.Fragment(
+        f"CAST(json(CASE WHEN {c} IS NULL OR trim({c}) = '' THEN '{{}}' ELSE {c} END) AS MAP(VARCHAR, VARCHAR))"
+    )
+
+
+def deliveries(
+    source: SourceConfig, config: Config, period: str | None, reporter: Reporter
+) -> list[Delivery]:
+    return exports(open_storage(source, config), period, reporter)
+
+
+def stage(
+    con: Connection, source: SourceConfig, config: Config, delivery: Delivery, reporter: Reporter
+) -> Staged:
+    export: Export = delivery.ref
+    keys = manifest_files(export, delivery.period)
+    reporter.step(f"{source.name} {delivery.period}: reading {len(keys)} file(s)")
+    files = export.storage.local_paths(keys, scope=f"data/BILLING_PERIOD={delivery.period}/")
+    return stage_files(
+        con, source.name, delivery.period, files, reporter, names=export.storage.display_names(keys)
+    )
 
 
 Scanner = Callable[[Connection, list[Path]], None]
 
 
-def load_period(
+def stage_files(
     con: Connection,
     source: str,
     period: str | None,
     files: list[Path],
-    version: str,
     reporter: Reporter,
     *,
     names: dict[str, str] | None = None,
     scanner: Scanner = scan,
     what: str = "CUR 2.0",
     only: str | None = None,
-) -> list[IngestResult]:
-    """Normalise the files straight into charges, replacing their period(s), then check the result.
+) -> Staged:
+    """Scan and validate the files; their rows then stream through ``normalize_cur2`` into charges.
 
-    ``period`` None (files without a manifest) takes the periods the rows name, or just ``only``. A
-    problem found after loading raises, and the caller's transaction puts the old period back.
+    ``period`` None (files without a manifest): the periods the rows name, or just ``only``.
     """
     scanner(con, files)
     staging.show_files_as(con, RAW_VIEW, names)
     shown = [names.get(str(f), str(f)) if names else str(f) for f in files]
     where = shown[0] if len(shown) == 1 else str(Path(shown[0]).parent)
-    staging.add_missing_columns(con, RAW_VIEW, OPTIONAL, REQUIRED, where, what)
+    csv_files = [(f, s) for f, s in zip(files, shown, strict=True) if not f.name.endswith(".parquet")]
+    staging.add_missing_columns(con, RAW_VIEW, OPTIONAL, REQUIRED, where, what, csv_files)
     staging.first_problem(con, "ingest/validate_cur2", {"period": period})
     scope = {"only": only if period is None else None}
     if (con.execute(queries.load("ingest/line_items_repeated"), scope).fetchone() or (0,))[0]:
         staging.first_problem(con, "ingest/validate_line_items_unique", scope)
-    normalize = queries.load("ingest/normalize_cur2")
-    params = {"source": source}
-    if period is not None:
-        periods = [period]
-    else:
-        found = con.execute(
-            f"SELECT DISTINCT billing_period FROM ({normalize}) ORDER BY 1", params
-        ).fetchall()
-        periods = [p for (p,) in found if only in (None, p)]
-    results, replaced = [], []
-    for p in periods:
-        if period is None and staging.known_version(con, source, p) == version:
-            # Files without a manifest are read to learn their periods; a period they already gave is kept.
-            reporter.detail(f"{source} {p}: unchanged, skipped")
-            results.append(IngestResult(source, p, 0, skipped=True, version=version))
-            continue
-        results.append(
-            staging.replace_period(
-                con, source=source, period=p, select=normalize, params=params, version=version, files=shown
-            )
-        )
-        replaced.append(p)
-    loaded = {"source": source, "periods": replaced}
+    return Staged(
+        shown,
+        query="ingest/normalize_cur2",
+        params={"source": source},
+        periods=None if period is None else [period],
+        loaded=partial(warn_unknown_types, con, source, reporter),
+    )
+
+
+def warn_unknown_types(con: Connection, source: str, reporter: Reporter, periods: list[str]) -> None:
+    """Line item types trainledger has no rule for, in the periods just loaded: carried as Adjustment."""
+    loaded = {"source": source, "periods": periods}
     for kind, count, billed in con.execute(
         queries.load("ingest/cur_unknown_line_item_types"), loaded
     ).fetchall():
         reporter.warn(
             f"{source}: {count} line item(s) of unknown type {kind!r} (billed {fmt(billed)}) carried as Adjustment"
         )
-    return results

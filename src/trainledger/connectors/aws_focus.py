@@ -7,36 +7,27 @@ parquet map and becomes the JSON object charges keep).
 
 from __future__ import annotations
 
-from trainledger.connectors import IngestResult, aws_cur2, focus, staging
-from trainledger.connectors.locations import open_storage
+from trainledger.connectors import aws_cur2, focus
+from trainledger.connectors.contract import Delivery, Staged
+from trainledger.connectors.locations import AwsFiles, open_storage
 from trainledger.core.config import Config, SourceConfig
 from trainledger.core.reporter import Reporter
 from trainledger.warehouse.connection import Connection
 
+Options = AwsFiles
 
-def ingest(
-    con: Connection, source: SourceConfig, config: Config, period: str | None, reporter: Reporter
-) -> list[IngestResult]:
-    storage = open_storage(source, config)
-    results: list[IngestResult] = []
-    for delivery in aws_cur2.deliveries(storage, period, reporter, what="FOCUS export"):
-        if staging.known_version(con, source.name, delivery.period) == delivery.version:
-            reporter.detail(f"{source.name} {delivery.period}: unchanged, skipped")
-            results.append(
-                IngestResult(source.name, delivery.period, 0, skipped=True, version=delivery.version)
-            )
-            continue
-        keys = aws_cur2.manifest_files(storage, delivery)
-        files = storage.local_paths(keys, scope=f"data/BILLING_PERIOD={delivery.period}/")
-        results.extend(
-            focus.load_files(
-                con,
-                source.name,
-                files,
-                delivery.version,
-                delivery.period,
-                reporter,
-                names=storage.display_names(keys),
-            )
-        )
-    return results
+
+def deliveries(
+    source: SourceConfig, config: Config, period: str | None, reporter: Reporter
+) -> list[Delivery]:
+    return aws_cur2.exports(open_storage(source, config), period, reporter, what="FOCUS export")
+
+
+def stage(
+    con: Connection, source: SourceConfig, config: Config, delivery: Delivery, reporter: Reporter
+) -> Staged:
+    """The period's manifest files, staged as FOCUS rows (of the delivery's period only)."""
+    export: aws_cur2.Export = delivery.ref
+    keys = aws_cur2.manifest_files(export, delivery.period)
+    files = export.storage.local_paths(keys, scope=f"data/BILLING_PERIOD={delivery.period}/")
+    return focus.stage_files(con, source.name, files, reporter, names=export.storage.display_names(keys))

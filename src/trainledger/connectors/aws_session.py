@@ -10,8 +10,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from trainledger.core.config import SourceConfig
+from trainledger.core.config import SourceConfig, SourceOptions
 from trainledger.core.errors import SourceError
+
+
+class AwsOptions(SourceOptions):
+    """Keys of every AWS source: whose credentials, which region, which endpoint."""
+
+    profile: str | None = None
+    role_arn: str | None = None
+    region: str | None = None
+    endpoint_url: str | None = None
+
 
 _DENIED = {
     "AccessDenied",
@@ -36,6 +46,7 @@ class AwsContext:
 
     def __init__(self, source: SourceConfig) -> None:
         self.source = source
+        self.options = source.options_as(AwsOptions)
         self._session: Any = None
 
     def session(self) -> Any:
@@ -44,10 +55,10 @@ class AwsContext:
             import botocore.exceptions
 
             try:
-                base = boto3.Session(profile_name=self.source.profile, region_name=self.source.region)
-                if self.source.role_arn:
-                    sts = base.client("sts", endpoint_url=self.source.endpoint_url)
-                    creds = sts.assume_role(RoleArn=self.source.role_arn, RoleSessionName="trainledger")[
+                base = boto3.Session(profile_name=self.options.profile, region_name=self.options.region)
+                if self.options.role_arn:
+                    sts = base.client("sts", endpoint_url=self.options.endpoint_url)
+                    creds = sts.assume_role(RoleArn=self.options.role_arn, RoleSessionName="trainledger")[
                         "Credentials"
                     ]
                     base = boto3.Session(
@@ -58,11 +69,11 @@ class AwsContext:
                     )
             except botocore.exceptions.ProfileNotFound:
                 raise SourceError(
-                    f"source {self.source.name!r}: AWS profile {self.source.profile!r} is not in ~/.aws/config"
+                    f"source {self.source.name!r}: AWS profile {self.options.profile!r} is not in ~/.aws/config"
                 ) from None
             except (botocore.exceptions.BotoCoreError, botocore.exceptions.ClientError) as exc:
                 what = (
-                    f"assume role {self.source.role_arn}" if self.source.role_arn else "open an AWS session"
+                    f"assume role {self.options.role_arn}" if self.options.role_arn else "open an AWS session"
                 )
                 raise self.error(exc, what, identity=False) from None
             self._session = base
@@ -75,7 +86,7 @@ class AwsContext:
         return session.client(
             service,
             region_name=region or session.region_name or "us-east-1",
-            endpoint_url=self.source.endpoint_url,
+            endpoint_url=self.options.endpoint_url,
             config=Config(retries={"max_attempts": 5, "mode": "standard"}, max_pool_connections=16),
         )
 

@@ -13,8 +13,10 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
+from pydantic import Field
+
 from trainledger.connectors import IngestResult, staging
-from trainledger.connectors.aws_session import AwsContext
+from trainledger.connectors.aws_session import AwsContext, AwsOptions
 from trainledger.core.config import Config, SourceConfig
 from trainledger.core.errors import ConfigError
 from trainledger.core.reporter import Reporter
@@ -52,7 +54,7 @@ def _pages(aws: AwsContext, client: Any, operation: str, key: str, what: str) ->
         raise aws.error(exc, what) from None
 
 
-def pull(aws: AwsContext, region: str, account: str | None) -> dict[str, dict[str, Any]]:
+def pull_region(aws: AwsContext, region: str, account: str | None) -> dict[str, dict[str, Any]]:
     """Resources of one region by bill id: type, tags (merged across APIs) and ARN aliases."""
     seen: dict[str, dict[str, Any]] = {}
 
@@ -87,11 +89,16 @@ def pull(aws: AwsContext, region: str, account: str | None) -> dict[str, dict[st
     return seen
 
 
-def ingest(
+class Options(AwsOptions):
+    regions: list[str] = Field(default_factory=list)  # default: ``region``, else the profile's
+
+
+def pull(
     con: Connection, source: SourceConfig, config: Config, period: str | None, reporter: Reporter
 ) -> list[IngestResult]:
     aws = AwsContext(source)
-    regions = source.regions or ([source.region] if source.region else [])
+    options = source.options_as(Options)
+    regions = options.regions or ([options.region] if options.region else [])
     if not regions:
         region = aws.session().region_name
         if not region:
@@ -103,7 +110,7 @@ def ingest(
         account = None
     rows = []
     for region in regions:
-        found = pull(aws, region, account)
+        found = pull_region(aws, region, account)
         reporter.step(f"{source.name} {region}: {len(found)} resource(s) with their tags")
         rows += [
             (

@@ -11,21 +11,29 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from trainledger.core.config import SourceConfig
+from trainledger.core.config import SourceConfig, SourceOptions
 from trainledger.core.errors import SourceError
+
+
+class GcpOptions(SourceOptions):
+    """Keys of every GCP source: ``api_endpoint`` (an emulator or fake, with anonymous credentials)."""
+
+    api_endpoint: str | None = None
+
 
 TIMEOUT_S = 60.0
 # google-cloud-core prefixes messages with the request ("POST https://...: "); the reason is what matters.
-_REQUEST = re.compile(r"^(GET|POST|PUT|PATCH|DELETE) \S+: ")
+_REQUEST = re.compile(r"^[A-Z]{3,7} https?://\S+: ")
 
 
 def client_kwargs(source: SourceConfig) -> dict[str, Any]:
     """``credentials`` and ``client_options`` for a google-cloud-* client of this source."""
-    if not source.api_endpoint:
+    endpoint = source.options_as(GcpOptions).api_endpoint
+    if not endpoint:
         return {}
     from google.auth.credentials import AnonymousCredentials
 
-    return {"credentials": AnonymousCredentials(), "client_options": {"api_endpoint": source.api_endpoint}}
+    return {"credentials": AnonymousCredentials(), "client_options": {"api_endpoint": endpoint}}
 
 
 def source_error(

@@ -15,19 +15,18 @@ them, gs:// objects being copied to a local cache first.
 
 from __future__ import annotations
 
-import json
+import gzip
 import os
 import re
 from datetime import UTC, datetime, timedelta
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import duckdb
-import pyarrow as pa
 
-from trainledger.connectors import IngestResult, gcp_api, staging
-from trainledger.core import queries
+from trainledger.connectors import IngestResult, gcp_api, periods, sql, staging
+from trainledger.connectors.contract import Staged
+from trainledger.connectors.locations import default_cache_dir, local_path
 from trainledger.core.config import Config, SourceConfig
 from trainledger.core.errors import InputError, SourceError
 from trainledger.core.reporter import Reporter
@@ -35,15 +34,11 @@ from trainledger.warehouse.connection import Connection
 
 RAW_VIEW = "gcp_billing_raw"
 FLAT_VIEW = "gcp_flat"
-STAGED = "staged_gcp_charges"
+NEW = "gcp_new_charges"
 WATERMARK_PREFIX = "export_time<="
 
 # BigQuery table ids cannot be query parameters, so the name is checked strictly, then backtick-quoted.
 TABLE_ID = re.compile(r"([a-z][a-z0-9-]{4,28}[a-z0-9])\.([A-Za-z0-9_]{1,1024})\.([A-Za-z0-9_]{1,1024})")
-QUERY = (
-    "SELECT * FROM `{table}` WHERE export_time >= @since"
-    " AND (@invoice_month IS NULL OR invoice.month = @invoice_month)"
-)
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 PAGE_SIZE = 10_000
 
@@ -96,7 +91,7 @@ LISTS: dict[str, tuple[str, dict[str, str]]] = {
     ),
 }
 # Text of these values is kept beside the typed value, for error messages naming what was found.
-TEXT_KEPT = ("cost", "usage_start_time", "export_time")
+TEXT_KEPT = ("cost", "usage_start_time", "usage_end_time", "export_time")
 REQUIRED = (
     "billing_account_id",
     "service.description",
@@ -206,13 +201,13 @@ def _list_expr(types: dict[str, Any], path: str, fields: dict[str, str]) -> str:
 
 def create_flat_view(con: Connection, where: str) -> None:
     """``gcp_flat``: one typed row per export row, from the raw view; fails on a non-export input."""
-    rel = con.sql(f"SELECT * FROM {RAW_VIEW}")
+    rel = con.table(RAW_VIEW)
     types = dict(zip(rel.columns, rel.types, strict=True))
     missing = [path for path in REQUIRED if _lookup(types, path) is None]
     if missing:
         shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
         raise InputError(f"{where}: not a Cloud Billing export: missing column(s) {shown}")
-    columns = []
+    columns: list[str] = []
     for name, (path, kind) in FIELDS.items():
         found = _lookup(types, path)
         if found is None:
@@ -226,7 +221,8 @@ def create_flat_view(con: Connection, where: str) -> None:
     for name, (path, fields) in LISTS.items():
         columns.append(f"{_list_expr(types, path, fields)} AS {name}")
     columns += ["filename AS source_file", "file_row_number + 1 AS source_row"]
-    con.execute(f"CREATE OR REPLACE TEMP VIEW {FLAT_VIEW} AS SELECT {', '.join(columns)} FROM {RAW_VIEW}")
+    # Expressions from the fixed templates above over quoted column names: the file's schema decides which.
+    staging.derive_view(con, FLAT_VIEW, RAW_VIEW, sql.Fragment(", ".join(columns)))
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -235,13 +231,14 @@ def create_flat_view(con: Connection, where: str) -> None:
 
 
 def table_id(source: SourceConfig) -> str:
-    assert source.table is not None
-    if not TABLE_ID.fullmatch(source.table):
+    table = source.options_as(Options).table
+    assert table is not None
+    if not TABLE_ID.fullmatch(table):
         raise SourceError(
-            f"source {source.name!r}: table = {source.table!r} is not a BigQuery table id; expected "
+            f"source {source.name!r}: table = {table!r} is not a BigQuery table id; expected "
             '"project.dataset.table", e.g. "my-project.billing.gcp_billing_export_resource_v1_0A1B2C_3D4E5F_6A7B8C"'
         )
-    return source.table
+    return table
 
 
 def read_bigquery(
@@ -251,7 +248,7 @@ def read_bigquery(
     from google.cloud import bigquery
 
     table = table_id(source)
-    project = source.project or table.split(".", 1)[0]
+    project = source.options_as(Options).project or table.split(".", 1)[0]
     config = bigquery.QueryJobConfig(
         query_parameters=[
             bigquery.ScalarQueryParameter("since", "TIMESTAMP", since),
@@ -262,7 +259,7 @@ def read_bigquery(
     try:
         client = bigquery.Client(project=project, **gcp_api.client_kwargs(source))
         rows = client.query_and_wait(
-            QUERY.format(table=table),
+            sql.render("ingest/bigquery_billing_rows", table=sql.Fragment(f"`{table}`")),
             job_config=config,
             page_size=PAGE_SIZE,
             api_timeout=gcp_api.TIMEOUT_S,
@@ -278,20 +275,15 @@ def read_bigquery(
             "or gcp_billing_export_resource_v1_<ACCOUNT> (detailed)",
         }
         raise gcp_api.source_error(source, exc, f"querying BigQuery table {table}", hints) from None
+    import pyarrow as pa
+
     origin = f"bigquery:{table}"
     arrow = arrow.append_column("filename", pa.array([origin] * arrow.num_rows, pa.string()))
     arrow = arrow.append_column("file_row_number", pa.array(range(arrow.num_rows), pa.int64()))
     # A view over Python memory lives only in this session: registered, not created.
-    con.execute(f"DROP VIEW IF EXISTS {RAW_VIEW}")
-    con.register(RAW_VIEW, arrow)
+    staging.create_raw_view(con, RAW_VIEW, arrow)
     reporter.detail(f"{source.name}: {arrow.num_rows} row(s) from BigQuery")
     return origin
-
-
-def _cache_dir(source: SourceConfig, config: Config) -> Path:
-    if source.cache_dir:
-        return Path(config.resolve(source.cache_dir))
-    return config.warehouse_path().parent / "cache" / source.name
 
 
 def _download(source: SourceConfig, config: Config, uri: str, reporter: Reporter) -> list[Path]:
@@ -302,10 +294,11 @@ def _download(source: SourceConfig, config: Config, uri: str, reporter: Reporter
     import google.cloud.storage as storage
 
     bucket_name, _, prefix = uri[len("gs://") :].partition("/")
-    root = _cache_dir(source, config) / bucket_name
+    options = source.options_as(Options)
+    root = default_cache_dir(source, config, options.cache_dir) / bucket_name
     paths = []
     try:
-        client = storage.Client(project=source.project, **gcp_api.client_kwargs(source))
+        client = storage.Client(project=options.project, **gcp_api.client_kwargs(source))
         for blob in client.list_blobs(bucket_name, prefix=prefix):
             if not blob.name.endswith(FILE_SUFFIXES):
                 continue
@@ -336,9 +329,39 @@ def export_files(root: Path) -> list[Path]:
     return files
 
 
+def _not_an_export_file(path: Path) -> str | None:
+    """What a file given as an export really is, when its name or first bytes say it is not one."""
+    if not path.name.endswith(FILE_SUFFIXES):
+        kind = (
+            "a CSV file"
+            if path.name.lower().endswith((".csv", ".csv.gz"))
+            else f"not a {path.suffix or 'known'} file"
+        )
+        return f"{kind}, not parquet or JSON Lines"
+    if path.name.endswith(".parquet"):
+        return None
+    opener = gzip.open if path.name.endswith(".gz") else open
+    try:
+        with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
+            start = handle.read(4096).lstrip()
+    except (OSError, EOFError):
+        return None  # DuckDB's reading names the damage
+    if start.startswith("["):
+        return "a JSON array, not JSON Lines (one export row per line)"
+    if start and not start.startswith("{"):
+        return f"not JSON Lines (it starts {start[:20]!r})"
+    return None
+
+
 def read_files(con: Connection, files: list[Path]) -> None:
     """The raw view over parquet or JSON Lines files, as BigQuery's EXPORT DATA / extract writes them."""
     names = [str(f) for f in files]
+    for f in files:
+        problem = _not_an_export_file(f)
+        if problem:
+            raise InputError(
+                f"{f}: {problem}; expected the export's rows as parquet or JSON Lines ({', '.join(FILE_SUFFIXES)})"
+            )
     parquet = [n.endswith(".parquet") for n in names]
     if any(parquet) and not all(parquet):
         raise InputError(
@@ -346,10 +369,7 @@ def read_files(con: Connection, files: list[Path]) -> None:
         )
     try:
         if all(parquet):
-            rel = con.read_parquet(
-                names, union_by_name=True, filename=True, file_row_number=True, hive_partitioning=False
-            )
-            staging.create_raw_view(con, RAW_VIEW, rel)
+            staging.read_parquet(con, RAW_VIEW, files)
             return
         rel = con.read_json(
             names, format="newline_delimited", union_by_name=True, filename=True, sample_size=-1
@@ -359,10 +379,7 @@ def read_files(con: Connection, files: list[Path]) -> None:
             f"{files[0]}: cannot read as a Cloud Billing export: {str(exc).splitlines()[0]}"
         ) from None
     staging.create_raw_view(con, f"{RAW_VIEW}_json", rel)
-    con.execute(
-        f"CREATE OR REPLACE TEMP VIEW {RAW_VIEW} AS SELECT *, "
-        f"CAST(row_number() OVER (PARTITION BY filename) - 1 AS BIGINT) AS file_row_number FROM {RAW_VIEW}_json"
-    )
+    staging.number_rows_by_file(con, RAW_VIEW, f"{RAW_VIEW}_json")
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -372,10 +389,7 @@ def read_files(con: Connection, files: list[Path]) -> None:
 
 def watermark(con: Connection, source: str) -> datetime | None:
     """The export_time up to which every row of the source is in the warehouse (None: never pulled)."""
-    row = con.execute(
-        "SELECT max(version) FROM ingest_state WHERE source = $source AND starts_with(version, $prefix)",
-        {"source": source, "prefix": WATERMARK_PREFIX},
-    ).fetchone()
+    row = sql.run(con, "ingest/gcp_watermark", {"source": source, "prefix": WATERMARK_PREFIX}).fetchone()
     if not row or row[0] is None:
         return None
     return datetime.fromisoformat(row[0][len(WATERMARK_PREFIX) :])
@@ -385,10 +399,21 @@ def _month(period: str | None) -> str | None:
     return period.replace("-", "") if period else None
 
 
-def ingest(
+class Options(gcp_api.GcpOptions):
+    """Exactly one of ``table`` (BigQuery) or ``uri`` (exported files: a file, a folder, gs://)."""
+
+    table: str | None = None
+    uri: str | None = None
+    project: str | None = None  # runs the query (default: the table's project)
+    cache_dir: str | None = None
+    overlap_days: int = 3
+
+
+def pull(
     con: Connection, source: SourceConfig, config: Config, period: str | None, reporter: Reporter
 ) -> list[IngestResult]:
-    if bool(source.table) == bool(source.uri):
+    options = source.options_as(Options)
+    if bool(options.table) == bool(options.uri):
         raise SourceError(
             f"source {source.name!r}: kind gcp-billing needs exactly one of `table` (BigQuery) or `uri` "
             "(exported parquet/JSON files, a folder or gs://bucket/prefix)"
@@ -397,22 +422,19 @@ def ingest(
     if period is not None or known is None:
         since = EPOCH
     else:
-        since = known.replace(tzinfo=UTC) - timedelta(days=source.overlap_days)
+        since = known.replace(tzinfo=UTC) - timedelta(days=options.overlap_days)
     month = _month(period)
-    if source.table:
+    if options.table:
         origin = read_bigquery(con, source, since, month, reporter)
-        where, files = f"BigQuery table {source.table}", [origin]
+        where, files = f"BigQuery table {options.table}", [origin]
     else:
-        assert source.uri is not None
-        if source.uri.startswith("gs://"):
-            paths = _download(source, config, source.uri, reporter)
-            where = source.uri
-        elif "://" in source.uri:
-            raise SourceError(f"source {source.name!r}: uri {source.uri!r}: expected a local path or gs://")
+        assert options.uri is not None
+        if options.uri.startswith("gs://"):
+            paths = _download(source, config, options.uri, reporter)
+            where = options.uri
         else:
-            root = Path(config.resolve(source.uri))
-            if not root.exists():
-                raise SourceError(f"source {source.name!r}: {root} does not exist")
+            remote = f"uri {options.uri!r}: expected a local path or gs://"
+            root = local_path(source, config, options.uri, remote=remote)
             paths = export_files(root)
             where = str(paths[0]) if len(paths) == 1 else str(root)
         reporter.step(f"{source.name}: reading {len(paths)} export file(s)")
@@ -421,9 +443,7 @@ def ingest(
     create_flat_view(con, where)
     staging.first_problem(con, "ingest/validate_gcp_billing", {})
     params = {"source": source.name, "since": since.astimezone(UTC).replace(tzinfo=None), "month": month}
-    con.execute(
-        f"CREATE OR REPLACE TEMP TABLE {STAGED} AS " + queries.load("ingest/normalize_gcp_billing"), params
-    )
+    periods.stage_table(con, "ingest/normalize_gcp_billing", params)
     return _append(con, source.name, files, full_pull=period is None, known=known)
 
 
@@ -431,51 +451,23 @@ def _append(
     con: Connection, source: str, files: list[str], *, full_pull: bool, known: datetime | None
 ) -> list[IngestResult]:
     """Insert the staged rows that are new; record each touched period's totals and the watermark."""
-    con.execute(
-        f"CREATE OR REPLACE TEMP TABLE {STAGED}_new AS SELECT * EXCLUDE (export_time) FROM {STAGED} s "
-        "WHERE NOT EXISTS (SELECT 1 FROM charges c WHERE c.source = s.source AND c.row_identity = s.row_identity)"
-    )
-    new = dict(con.execute(f"SELECT billing_period, count(*) FROM {STAGED}_new GROUP BY 1").fetchall())
-    names = [f for (f,) in con.execute(f"SELECT DISTINCT source_file FROM {STAGED}_new").fetchall()]
-    staging.insert_charges(con, source, f"{STAGED}_new", names, "true", {})
-    periods = [
-        r[0] for r in con.execute(f"SELECT DISTINCT billing_period FROM {STAGED} ORDER BY 1").fetchall()
-    ]
-    latest = (con.execute(f"SELECT max(export_time) FROM {STAGED}").fetchone() or (None,))[0]
+    sql.run(con, "ingest/gcp_new_charges")
+    new = dict(sql.run(con, "ingest/gcp_new_per_period").fetchall())
+    names = [f for (f,) in sql.run(con, "ingest/gcp_new_files").fetchall()]
+    periods.insert_charges(con, source, names, sql.ident(NEW), {"period": None})
+    staged = periods.staged_periods(con, Staged(files))
+    latest = (sql.run(con, "ingest/gcp_latest_export").fetchone() or (None,))[0]
     mark = known
     if full_pull and latest is not None and (known is None or latest > known):
         mark = latest
     version = f"{WATERMARK_PREFIX}{mark.isoformat()}" if mark else "month-read"
     if full_pull and mark is not None:
-        con.execute("UPDATE ingest_state SET version = $v WHERE source = $s", {"v": version, "s": source})
+        sql.run(con, "ingest/gcp_move_watermark", {"version": version, "source": source})
     results = []
-    for period in periods:
-        count, total = con.execute(
-            "SELECT count(*), sum(billed_cost) FROM charges WHERE source = $source AND billing_period = $period",
-            {"source": source, "period": period},
-        ).fetchone() or (0, None)
-        con.execute(
-            "INSERT OR REPLACE INTO ingest_state VALUES ($source, $period, $version, $files, $rows, $total, $at)",
-            {
-                "source": source,
-                "period": period,
-                "version": version,
-                "files": json.dumps(files),
-                "rows": count,
-                "total": total,
-                "at": datetime.now(UTC).replace(tzinfo=None),
-            },
-        )
+    for period in staged:
+        _, total = periods.record_state(con, source, period, version, files)
         added = int(new.get(period, 0))
         results.append(
-            IngestResult(
-                source,
-                period,
-                added,
-                Decimal(total) if total is not None else None,
-                skipped=added == 0,
-                version=version,
-                files=files,
-            )
+            IngestResult(source, period, added, total, skipped=added == 0, version=version, files=files)
         )
     return results

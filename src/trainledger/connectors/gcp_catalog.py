@@ -12,7 +12,8 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from trainledger.connectors import IngestResult, gcp_api
+from trainledger.connectors import IngestResult, gcp_api, sql
+from trainledger.core import queries
 from trainledger.core.config import Config, SourceConfig
 from trainledger.core.reporter import Reporter
 from trainledger.warehouse.connection import Connection
@@ -71,7 +72,10 @@ def _rows(source: str, service: Any, sku: Any, fetched_at: datetime) -> list[tup
     return rows
 
 
-def ingest(
+Options = gcp_api.GcpOptions
+
+
+def pull(
     con: Connection, source: SourceConfig, config: Config, period: str | None, reporter: Reporter
 ) -> list[IngestResult]:
     from google.cloud import billing_v1
@@ -90,9 +94,9 @@ def ingest(
             "permission denied": "enable the Cloud Billing API (cloudbilling.googleapis.com) for the project"
         }
         raise gcp_api.source_error(source, exc, "reading the Cloud Billing Catalog", hints) from None
-    con.execute("DELETE FROM prices WHERE source = $source", {"source": source.name})
+    sql.run(con, "ingest/delete_prices", {"source": source.name})
     if rows:
-        con.executemany("INSERT INTO prices VALUES (" + ", ".join("?" * 16) + ")", rows)
+        con.executemany(queries.load("ingest/insert_price"), rows)
     gpus = sum(1 for r in rows if r[7] is not None)
     reporter.detail(f"{source.name}: {len(rows)} price(s), {gpus} for GPUs")
     return [IngestResult(source.name, None, len(rows), version=fetched_at.isoformat())]

@@ -12,6 +12,8 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+from pydantic import Field
+
 from trainledger.connectors import IngestResult, gcp_api, staging
 from trainledger.core.config import Config, SourceConfig
 from trainledger.core.errors import SourceError
@@ -64,15 +66,21 @@ def resource_rows(
     return rows
 
 
-def ingest(
+class Options(gcp_api.GcpOptions):
+    project: str | None = None  # the project whose instances are listed
+    regions: list[str] = Field(default_factory=list)  # default: every region
+
+
+def pull(
     con: Connection, source: SourceConfig, config: Config, period: str | None, reporter: Reporter
 ) -> list[IngestResult]:
     from google.cloud import compute_v1
 
-    if not source.project:
+    options = source.options_as(Options)
+    if not options.project:
         raise SourceError(f"source {source.name!r}: kind gcp-labels needs `project` (the project to list)")
-    project = source.project
-    regions = set(source.regions)
+    project = options.project
+    regions = set(options.regions)
     seen = datetime.now(UTC).replace(tzinfo=None)
     try:
         client = compute_v1.InstancesClient(transport="rest", **gcp_api.client_kwargs(source))

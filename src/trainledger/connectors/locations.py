@@ -8,32 +8,58 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from trainledger.connectors.aws_session import AwsOptions
 from trainledger.connectors.storage import LocalStorage, Storage
-from trainledger.core.config import Config, SourceConfig
+from trainledger.core.config import Config, SourceConfig, SourceOptions
 from trainledger.core.errors import SourceError
 
 
-def default_cache_dir(source: SourceConfig, config: Config) -> Path:
+class AwsFiles(AwsOptions):
+    """Keys of a bill read from files: ``uri`` (s3:// or a local folder) and where S3 objects are cached."""
+
+    uri: str | None = None
+    cache_dir: str | None = None
+
+
+class LocalFiles(SourceOptions):
+    """Keys of a bill read from a local file or folder."""
+
+    uri: str | None = None
+
+
+def default_cache_dir(source: SourceConfig, config: Config, cache_dir: str | None) -> Path:
     """``cache_dir`` from the config, else ``<warehouse folder>/cache/<source name>``."""
-    if source.cache_dir:
-        return Path(config.resolve(source.cache_dir))
+    if cache_dir:
+        return Path(config.resolve(cache_dir))
     return config.warehouse_path().parent / "cache" / source.name
+
+
+def required_uri(source: SourceConfig, uri: str | None) -> str:
+    if not uri:
+        raise SourceError(f"source {source.name!r}: `uri` is required for kind {source.kind}")
+    return uri
+
+
+def local_path(
+    source: SourceConfig, config: Config, uri: str, *, remote: str, what: str = "", file: bool = False
+) -> Path:
+    """The local file or folder a ``uri`` names; ``remote`` says what to use instead of another scheme."""
+    if "://" in uri:
+        raise SourceError(f"source {source.name!r}: {remote}")
+    path = Path(config.resolve(uri))
+    if not (path.is_file() if file else path.exists()):
+        raise SourceError(f"source {source.name!r}: {what}{path} does not exist")
+    return path
 
 
 def open_storage(source: SourceConfig, config: Config) -> Storage:
     """The storage behind a source's ``uri``: ``s3://bucket/prefix`` or a local folder."""
-    if not source.uri:
-        raise SourceError(f"source {source.name!r}: `uri` is required for kind {source.kind}")
-    if source.uri.startswith("s3://"):
+    options = source.options_as(AwsFiles)
+    uri = required_uri(source, options.uri)
+    if uri.startswith("s3://"):
         from trainledger.connectors.aws_session import AwsContext
         from trainledger.connectors.s3 import S3Storage
 
-        return S3Storage(AwsContext(source), source.uri, default_cache_dir(source, config))
-    if "://" in source.uri:
-        raise SourceError(
-            f"source {source.name!r}: kind {source.kind} reads s3:// or a local folder, not {source.uri}"
-        )
-    root = Path(config.resolve(source.uri))
-    if not root.exists():
-        raise SourceError(f"source {source.name!r}: {root} does not exist")
-    return LocalStorage(root)
+        return S3Storage(AwsContext(source), uri, default_cache_dir(source, config, options.cache_dir))
+    remote = f"kind {source.kind} reads s3:// or a local folder, not {uri}"
+    return LocalStorage(local_path(source, config, uri, remote=remote))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import json
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -15,10 +16,12 @@ from typing import Any
 
 from trainledger.attribution.categories import CATEGORIES
 from trainledger.attribution.labels import LabelScheme, canonical_value
-from trainledger.connectors import IngestResult, staging
-from trainledger.core import queries
+from trainledger.connectors import periods, sql
+from trainledger.connectors.contract import Delivery, Staged
+from trainledger.connectors.locations import LocalFiles, local_path, required_uri
+from trainledger.core import json_lines, queries
 from trainledger.core.config import Config, SourceConfig
-from trainledger.core.errors import InputError, SourceError
+from trainledger.core.errors import InputError
 from trainledger.core.money import to_decimal
 from trainledger.core.reporter import Reporter
 from trainledger.warehouse.connection import Connection
@@ -39,6 +42,7 @@ FIELDS = (
     "reference",
 )
 REQUIRED = ("amount", "currency", "project", "category")
+Options = LocalFiles
 
 
 @dataclass
@@ -62,18 +66,13 @@ def _records(path: Path) -> list[tuple[int, dict[str, Any]]]:
         raise InputError(f"{path}: file is empty; expected a ledger with fields {', '.join(REQUIRED)}, ...")
     if path.suffix in (".jsonl", ".ndjson", ".json"):
         out = []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line, parse_float=Decimal)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
+        for number, line in json_lines.lines(text):
+            record = json_lines.parse(line, f"{path}:{number}", "a ledger row")
             if not isinstance(record, dict):
                 raise InputError(f"{path}:{number}: expected a JSON object per line")
             out.append((number, record))
         return out
-    reader = csv.DictReader(text.splitlines())
+    reader = csv.DictReader(io.StringIO(text, newline=""))
     unknown = sorted(set(reader.fieldnames or []) - set(FIELDS))
     if unknown:
         raise InputError(
@@ -83,14 +82,21 @@ def _records(path: Path) -> list[tuple[int, dict[str, Any]]]:
 
 
 def _day(value: Any, where: str, field: str) -> datetime:
+    """A date (or ISO 8601 time) in the years 2000-2099, as every bill's times are checked (bill_time)."""
     text = str(value or "").strip()
     try:
         if len(text) == 10:
-            return datetime.combine(date.fromisoformat(text), datetime.min.time())
-        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+            parsed = datetime.combine(date.fromisoformat(text), datetime.min.time())
+        else:
+            parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+            parsed = parsed.astimezone(UTC).replace(tzinfo=None) if parsed.tzinfo else parsed
     except ValueError:
-        raise InputError(f"{where}, column {field}: expected a date YYYY-MM-DD, got {text!r}") from None
-    return parsed.astimezone(UTC).replace(tzinfo=None) if parsed.tzinfo else parsed
+        parsed = None
+    if parsed is None or not 2000 <= parsed.year <= 2099:
+        raise InputError(
+            f"{where}, column {field}: expected a date YYYY-MM-DD (years 2000-2099), got {text!r}"
+        )
+    return parsed
 
 
 def parse_row(path: Path, line: int, record: dict[str, Any], scheme: LabelScheme) -> LedgerRow:
@@ -155,27 +161,34 @@ def parse_row(path: Path, line: int, record: dict[str, Any], scheme: LabelScheme
     )
 
 
-def ingest(
-    con: Connection, source: SourceConfig, config: Config, period: str | None, reporter: Reporter
-) -> list[IngestResult]:
-    if not source.uri:
-        raise SourceError(f"source {source.name!r}: `uri` is required for kind manual")
-    if "://" in source.uri:
-        raise SourceError(f"source {source.name!r}: kind manual reads a local CSV or JSON Lines file")
-    path = Path(config.resolve(source.uri))
-    if not path.is_file():
-        raise SourceError(f"source {source.name!r}: ledger {path} does not exist")
-    version = hashlib.sha256(path.read_bytes()).hexdigest()
+def deliveries(
+    source: SourceConfig, config: Config, period: str | None, reporter: Reporter
+) -> list[Delivery]:
+    """One delivery: the ledger file, versioned by its content, whose rows name their periods."""
+    uri = required_uri(source, source.options_as(LocalFiles).uri)
+    path = local_path(
+        source,
+        config,
+        uri,
+        remote="kind manual reads a local CSV or JSON Lines file",
+        what="ledger ",
+        file=True,
+    )
+    return [Delivery(None, hashlib.sha256(path.read_bytes()).hexdigest(), path)]
+
+
+def stage(
+    con: Connection, source: SourceConfig, config: Config, delivery: Delivery, reporter: Reporter
+) -> Staged:
+    """Parse and check every ledger row, then stage them; a period the ledger no longer has is restated
+    (and so refused as empty, keeping it as it was)."""
+    path: Path = delivery.ref
     scheme = LabelScheme(config.labels)
     rows = [parse_row(path, line, record, scheme) for line, record in _records(path)]
     reporter.step(f"{source.name}: {len(rows)} off-cloud charge(s) from {path.name}")
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE manual_rows (line BIGINT, start_at TIMESTAMP, end_at TIMESTAMP, "
-        "amount DECIMAL(38, 12), currency VARCHAR, tags VARCHAR, category VARCHAR, vendor VARCHAR, "
-        "description VARCHAR, reference VARCHAR)"
-    )
+    sql.run(con, "ingest/manual_rows")
     con.executemany(
-        "INSERT INTO manual_rows VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        queries.load("ingest/insert_manual_row"),
         [
             (
                 r.line,
@@ -192,33 +205,8 @@ def ingest(
             for r in rows
         ],
     )
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE staged_charges AS " + queries.load("ingest/normalize_manual"),
-        {"source": source.name, "file": str(path)},
-    )
-    periods = sorted({r.start.strftime("%Y-%m") for r in rows})
-    stale = [
-        p
-        for (p,) in con.execute(
-            "SELECT DISTINCT billing_period FROM charges WHERE source = $s", {"s": source.name}
-        ).fetchall()
-        if p not in periods
-    ]
-    results = []
-    for billing_period in periods + stale:
-        if period is not None and billing_period != period:
-            continue
-        if staging.known_version(con, source.name, billing_period) == version:
-            results.append(IngestResult(source.name, billing_period, 0, skipped=True, version=version))
-            continue
-        results.append(
-            staging.replace_period(
-                con,
-                source=source.name,
-                period=billing_period,
-                staged="staged_charges",
-                version=version,
-                files=[str(path)],
-            )
-        )
-    return results
+    periods.stage_table(con, "ingest/normalize_manual", {"source": source.name, "file": str(path)})
+    found = sorted({r.start.strftime("%Y-%m") for r in rows})
+    held = sql.run(con, "ingest/source_periods", {"source": source.name}).fetchall()
+    stale = [p for (p,) in held if p not in found]
+    return Staged([str(path)], periods=found + stale)

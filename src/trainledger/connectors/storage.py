@@ -8,12 +8,13 @@ a cache folder) and read by DuckDB, so a local copy and the S3 original give ide
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
-from trainledger.core.errors import SourceError
+from trainledger.core.errors import InputError, SourceError
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,18 @@ def resolve(storage: Storage, reference: str) -> str | None:
         if candidate in present:
             return candidate
     return None
+
+
+def read_manifest(storage: Storage, key: str, field: str, what: str) -> tuple[dict[str, Any], list[Any]]:
+    """A delivery manifest (JSON) and the list under ``field`` that names its data files."""
+    try:
+        manifest = json.loads(storage.read_text(key))
+        listed = manifest[field]
+        if not isinstance(listed, list):
+            raise TypeError(f"{field} is not a list")
+    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError) as exc:
+        raise InputError(f"{storage.describe(key)}: not a {what} ({exc})") from None
+    return manifest, listed
 
 
 def _key_set(storage: Storage) -> set[str]:

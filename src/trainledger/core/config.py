@@ -12,26 +12,25 @@ import re
 import tomllib
 from decimal import Decimal
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    SerializeAsAny,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
+from trainledger.connectors import registry
 from trainledger.core.errors import ConfigError
 
 DEFAULT_CONFIG = "trainledger.toml"
 DEFAULT_WAREHOUSE = ".trainledger/ledger.duckdb"
-
-SOURCE_KINDS = (
-    "aws-cur2",
-    "aws-cur",
-    "aws-focus",
-    "aws-tags",
-    "gcp-billing",
-    "gcp-catalog",
-    "gcp-labels",
-    "focus",
-    "manual",
-)
 
 
 def _as_list(value: Any) -> Any:
@@ -62,33 +61,61 @@ class WarehouseConfig(Strict):
     spark_conf: dict[str, str] = Field(default_factory=dict)  # extra Spark settings (s3a, memory, partitions)
 
 
+class SourceOptions(Strict):
+    """The keys of one source kind beside ``name``, ``kind`` and ``enabled``: each kind's module declares
+    its own ``Options`` (connectors/contract.py), so a key another kind takes is an error naming the kind."""
+
+
+OptionsT = TypeVar("OptionsT", bound=SourceOptions)
+_COMMON = ("name", "kind", "enabled")
+
+
 class SourceConfig(Strict):
-    """One ``[[sources]]`` entry; which optional keys apply depends on ``kind``."""
+    """One ``[[sources]]`` entry: its kind is one of the registry's, its other keys are that kind's."""
 
     name: str
-    kind: Literal[
-        "aws-cur2",
-        "aws-cur",
-        "aws-focus",
-        "aws-tags",
-        "gcp-billing",
-        "gcp-catalog",
-        "gcp-labels",
-        "focus",
-        "manual",
-    ]
-    uri: str | None = None
-    profile: str | None = None
-    role_arn: str | None = None
-    region: str | None = None
-    regions: list[str] = Field(default_factory=list)
-    endpoint_url: str | None = None
-    table: str | None = None
-    project: str | None = None
-    api_endpoint: str | None = None
-    cache_dir: str | None = None
-    overlap_days: int = 3
+    kind: str
     enabled: bool = True
+    options: SerializeAsAny[SourceOptions] = Field(default_factory=SourceOptions)
+
+    @field_validator("kind")
+    @classmethod
+    def _known_kind(cls, value: str) -> str:
+        if value not in registry.KINDS:
+            expected = ", ".join(repr(k) for k in registry.KINDS)
+            raise PydanticCustomError("literal_error", "Input should be {expected}", {"expected": expected})
+        return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _kind_options(cls, data: Any) -> Any:
+        """Validate every key but the common ones with the kind's own ``Options``."""
+        if not isinstance(data, dict) or "options" in data or data.get("kind") not in registry.KINDS:
+            return data
+        kind = data["kind"]
+        model: type[SourceOptions] = registry.module(kind).Options
+        given = {k: v for k, v in data.items() if k not in _COMMON}
+        try:
+            options = model.model_validate(given)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            context = {
+                "option": ".".join(str(p) for p in err["loc"]),
+                "kind": kind,
+                "keys": ", ".join(model.model_fields),
+            }
+            raise PydanticCustomError(
+                err["type"], err["msg"].replace("{", "{{").replace("}", "}}"), context
+            ) from None
+        return {**{k: v for k, v in data.items() if k in _COMMON}, "options": options}
+
+    def options_as(self, model: type[OptionsT]) -> OptionsT:
+        """The options typed as the kind's model (a connector asks for the model it declared)."""
+        if not isinstance(self.options, model):
+            raise TypeError(
+                f"source {self.name!r}: options are {type(self.options).__name__}, not {model.__name__}"
+            )
+        return self.options
 
 
 DEFAULT_ALIASES = {
@@ -121,16 +148,57 @@ class LabelsConfig(Strict):
     method: KeyList = Field(default_factory=lambda: ["method"])
     experiment: KeyList = Field(default_factory=lambda: ["experiment", "experiment-id"])
     composite: KeyList = Field(default_factory=lambda: ["cost-label"])
+    # Keys whose value is the project only when no other key names one, e.g. GKE's `k8s-namespace`.
+    project_fallback: KeyList = Field(default_factory=list)
     phases: list[str] = Field(default_factory=lambda: list(PHASES))
     methods: list[str] = Field(default_factory=lambda: ["sft", "rl", "opd"])
     aliases: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_ALIASES))
 
 
+# Network calls outside the connectors (MLflow, webhooks) wait at most ``timeout_s`` per attempt, to
+# connect and for each read, and retry ``retries`` times with backoff: minutes at most, so a dead server
+# never holds a night.
+Seconds = Annotated[float, Field(gt=0, le=600)]
+Retries = Annotated[int, Field(ge=0, le=10)]
+
+
+SLURM_FIELDS = ("comment", "wckey", "name", "account")
+
+
+class SlurmConfig(Strict):
+    """``[experiments.slurm]``: how ``sacct --json`` jobs become experiments (README "Slurm jobs")."""
+
+    # Job fields read as labels, in priority order: `key=value` pairs (cost-label=..., project=..., phase=...)
+    # or, without any `=`, a composite cost label.
+    labels: KeyList = Field(default_factory=lambda: ["comment", "wckey"])
+    project: Literal["comment", "wckey", "name", "account"] | None = (
+        None  # its whole value: the fallback project
+    )
+    experiment: Literal["job", "name"] = (
+        "job"  # experiment id: slurm-<job id> (an array's job id) or the job name
+    )
+    provider: str = "aws"  # the cloud the nodes run on
+    nodes: str | None = None  # CSV node,resource_id[,provider]; without it the node name is the resource id
+    command: str | None = None  # e.g. "sacct --json -a -S now-3days": its output is read after the files
+    command_timeout_s: float = Field(default=300.0, gt=0)
+
+    @field_validator("labels")
+    @classmethod
+    def _known_fields(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if name not in SLURM_FIELDS:
+                raise ValueError(f"labels: {name!r} is not one of {', '.join(SLURM_FIELDS)}")
+        return value
+
+
 class ExperimentsConfig(Strict):
     uri: str | None = None
-    kind: Literal["jsonl", "mlflow"] = "jsonl"
+    kind: Literal["jsonl", "mlflow", "slurm"] = "jsonl"
     tracking_uri: str | None = None
     experiment_name: str | None = None
+    slurm: SlurmConfig = Field(default_factory=SlurmConfig)
+    timeout_s: Seconds = 30.0  # per MLflow request
+    retries: Retries = 2
 
 
 class AllocationConfig(Strict):
@@ -142,6 +210,7 @@ class CategoriesConfig(Strict):
 
     services: dict[str, str] = Field(default_factory=dict)
     usage_types: dict[str, str] = Field(default_factory=dict)
+    service_categories: dict[str, str] = Field(default_factory=dict)  # FOCUS ServiceCategory → category
 
 
 class MaxShare(Strict):
@@ -193,15 +262,43 @@ class BudgetConfig(Strict):
         return value
 
 
+ExportFormat = Literal["csv", "xlsx", "focus"]
+
+
 class ExportsConfig(Strict):
     dir: str | None = None
-    format: Literal["csv", "focus"] = "csv"
+    format: list[ExportFormat] = ["csv"]  # pydantic copies the default per instance
+
+    @field_validator("format", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        """`format = "xlsx"` or a list `format = ["csv", "xlsx"]`."""
+        if value == []:
+            raise ValueError("expected at least one of csv, xlsx, focus")
+        return [value] if isinstance(value, str) else value
+
+    @property
+    def formats(self) -> list[ExportFormat]:
+        """The formats nightly writes, each once, in the order given."""
+        return list(dict.fromkeys(self.format))
+
+    # The static dashboard's folder (`trainledger site`), written by nightly after the exports.
+    site: str | None = None
+
+    @field_validator("site")
+    @classmethod
+    def _local_site(cls, value: str | None) -> str | None:
+        if value is not None and "://" in value:
+            raise ValueError(
+                "expected a local folder; publish it afterwards (e.g. `aws s3 sync SITE s3://bucket/`)"
+            )
+        return value
 
 
 class AlertsConfig(Strict):
     webhook_url: str | None = None
-    timeout_s: float = 5.0
-    retries: int = 3
+    timeout_s: Seconds = 5.0
+    retries: Retries = 3
 
 
 class EstimatorConfig(Strict):
@@ -290,8 +387,12 @@ def parse(text: str, origin: str, base_dir: Path) -> Config:
     except ValidationError as exc:
         err = exc.errors()[0]
         where = _location(tuple(err["loc"]), data)
+        context = err.get("ctx") or {}
+        if "option" in context:  # a key of one source kind's options
+            where = f"{where}.{context['option']}"
         if err["type"] == "extra_forbidden":
-            raise ConfigError(f"{origin}: unknown key {where!r}") from None
+            kind = f" for kind {context['kind']} (its keys: {context['keys']})" if "kind" in context else ""
+            raise ConfigError(f"{origin}: unknown key {where!r}{kind}") from None
         if err["type"] == "literal_error":
             expected = err.get("ctx", {}).get("expected", "")
             raise ConfigError(f"{origin}: {where} = {err['input']!r} is not one of {expected}") from None
@@ -315,7 +416,11 @@ def load(
             raise ConfigError(f"{config_path}: cannot read config: {exc.strerror}") from None
         config = parse(text, str(config_path), config_path.resolve().parent)
     elif explicit or required:
-        raise ConfigError(f"{config_path}: config file not found (create one with `trainledger init`)")
+        named = "named by --config or $TRAINLEDGER_CONFIG" if explicit else "in the current folder"
+        raise ConfigError(
+            f"no config file: looked for {config_path.resolve()} ({named}); "
+            "run `trainledger init` to write one"
+        )
     else:
         config = Config()
     override = warehouse or os.environ.get("TRAINLEDGER_WAREHOUSE")
@@ -342,63 +447,3 @@ def _env_seconds(name: str) -> float | None:
     if not value >= 0:  # also refuses nan
         raise ConfigError(f"environment {name}: expected seconds (a number >= 0), got {text!r}")
     return value
-
-
-STARTER = """\
-# trainledger configuration. Relative paths are relative to this file.
-# Reference: README.md, section "Configuration".
-
-[warehouse]
-path = ".trainledger/ledger.duckdb"
-# lock_timeout_s = 30           # how long a run waits for another to release the warehouse
-# memory_limit = "1GB"          # DuckDB's working memory; bigger bills spill to disk beyond it
-
-# One [[sources]] entry per bill or inventory. kind is one of:
-# aws-cur2, aws-cur, aws-focus, aws-tags, gcp-billing, gcp-catalog, gcp-labels, focus, manual.
-[[sources]]
-name = "aws-cur2"
-kind = "aws-cur2"
-uri = "s3://my-billing-bucket/cur/ml-cur2"   # or a local folder in the Data Exports layout
-# profile = "payer"
-# role_arn = "arn:aws:iam::111122223333:role/trainledger-read"
-# region = "us-east-1"
-
-[experiments]
-uri = "experiments.jsonl"        # JSON Lines file, folder, s3:// or gs:// prefix
-
-[labels]
-project = "project"
-phase = "phase"
-method = "method"
-experiment = "experiment"
-composite = "cost-label"        # cost-label = <project>-<phase>-<method>
-phases = ["data", "train", "rollout", "eval"]
-methods = ["sft", "rl", "opd"]
-
-[labels.aliases]
-training = "train"
-grpo = "rl"
-
-[allocation]
-shared = "separate"             # or "proportional"
-
-# [exports]
-# dir = "exports"
-
-# [[budgets]]
-# name = "qwen-coder-monthly"
-# project = "qwen-coder"
-# period = "monthly"
-# amount = "1000.00"
-# currency = "USD"
-# thresholds = [0.8, 1.0]
-
-# Estimator overrides (SPEC §6); each value used is printed with the estimate, with its source.
-# [estimator]
-# mfu = { train = 0.40, prefill = 0.50, decode = 0.10 }
-# decode_tokens_per_s_per_gpu = 2500
-# gpu_peak_tflops = { H100 = 989 }
-# price_per_gpu_hour = { H100 = "6.88" }
-# instance_prices = { "p5.48xlarge" = "55.04" }
-# instance_gpus = { "p5.48xlarge" = 8 }
-"""

@@ -39,6 +39,10 @@ class WarehouseBusy(TrainledgerError):
     exit_code = ExitCode.BUSY
 
 
+class WarehouseFault(TrainledgerError):
+    """The warehouse file is truncated or corrupt, or its disk is full: the machine's fault, not the input's."""
+
+
 class NotFound(TrainledgerError):
     """A named experiment, period or object does not exist in the warehouse."""
 

@@ -19,6 +19,17 @@ def directory() -> Path:
     raise FileNotFoundError(f"queries/ folder not found next to {_PACKAGE}")
 
 
+_EXTRA: list[Path] = []  # folders added by add_directory, searched after queries/
+
+
+def add_directory(path: Path) -> None:
+    """Another folder of query files (a source kind registered from outside, such as a test's toy
+    source), searched after queries/ for names queries/ does not have."""
+    if path not in _EXTRA:
+        _EXTRA.append(path)
+        load.cache_clear()
+
+
 def names() -> list[str]:
     """Every query's name, ``<folder>/<file stem>``, sorted; ``engines/`` holds other engines' overrides
     of some of them (``warehouse/dialects.py``), not queries of their own."""
@@ -29,8 +40,9 @@ def names() -> list[str]:
 
 @cache
 def load(name: str) -> str:
-    """The text of ``queries/<name>.sql``."""
-    path = directory() / f"{name}.sql"
-    if not path.is_file():
-        raise KeyError(f"no query named {name!r} in {directory()}")
-    return path.read_text(encoding="utf-8")
+    """The text of ``queries/<name>.sql`` (or of an added folder's)."""
+    for root in (directory(), *_EXTRA):
+        path = root / f"{name}.sql"
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+    raise KeyError(f"no query named {name!r} in {directory()}")

@@ -13,7 +13,10 @@ from typing import Any
 from trainledger import estimate as estimator
 from trainledger.attribution.labels import LabelScheme
 from trainledger.core.config import Config
+from trainledger.core.currencies import ISO_4217
 from trainledger.core.errors import InputError
+from trainledger.core.json_lines import LIMIT, field_path, shown
+from trainledger.core.money import to_decimal
 from trainledger.core.reporter import Reporter
 from trainledger.estimate import Catalog
 from trainledger.experiments.log import Experiment, LogContent, build, merge, read_log
@@ -24,17 +27,29 @@ def estimate_rows(experiment: Experiment, where: str) -> list[tuple[str, str | N
     """(phase, category, currency, amount) from the log's ``estimate``: ``{"train": 1800}`` or
     ``{"train": {"compute": 1500, "storage": 300}}``."""
     estimate = experiment.estimate
-    currency = str(estimate.get("currency", "USD")).upper()
+    currency = str(estimate.get("currency", "USD")).strip().upper()
+    if currency not in ISO_4217:
+        raise InputError(
+            f"{where}: field estimate.currency: expected an ISO 4217 currency code such as USD, "
+            f"got {estimate['currency']!r}"
+        )
     rows = []
     for phase, value in estimate.items():
         if phase == "currency":
             continue
         items = value.items() if isinstance(value, dict) else [(None, value)]
         for category, amount in items:
+            field = field_path("estimate", str(phase))
+            field = field_path(field, str(category)) if category is not None else field
             try:
-                rows.append((phase, category, currency, Decimal(str(amount))))
-            except ArithmeticError:
-                raise InputError(f"{where}: estimate.{phase}: expected a number, got {amount!r}") from None
+                money = to_decimal(amount)
+            except ValueError:
+                raise InputError(f"{where}: field {field}: expected a number, got {amount!r}") from None
+            if abs(money) >= LIMIT:
+                raise InputError(
+                    f"{where}: field {field}: expected an amount below 10^26, got {shown(money)}"
+                )
+            rows.append((phase, category, currency, money))
     return rows
 
 

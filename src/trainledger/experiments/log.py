@@ -10,11 +10,11 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from trainledger.attribution.labels import LabelScheme, canonical_value
+from trainledger.core import json_lines
 from trainledger.core.config import Config
 from trainledger.core.errors import InputError, SourceError
 from trainledger.core.reporter import Reporter
@@ -95,16 +95,12 @@ def _record_files(root: Path) -> list[Path]:
 def parse_lines(origin: str, text: str) -> list[tuple[str, dict[str, Any]]]:
     """The JSON Lines records of one file or object, each with its location ("origin:line")."""
     records = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    for number, line in json_lines.lines(text):
         where = f"{origin}:{number}"
-        try:
-            record = json.loads(line, parse_float=Decimal)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+        record = json_lines.parse(line, where)
         if not isinstance(record, dict):
             raise InputError(f"{where}: expected a JSON object per line")
+        json_lines.check_numbers(record, where)
         records.append((where, record))
     return records
 
@@ -174,6 +170,10 @@ def read_log(config: Config, reporter: Reporter) -> LogContent | None:
         from trainledger.experiments import mlflow_log
 
         return LogContent([], mlflow_log.records(config, reporter))
+    if settings.kind == "slurm":
+        from trainledger.experiments import slurm_log
+
+        return LogContent([], slurm_log.records(config, reporter))
     if not settings.uri:
         return None
     if settings.uri.startswith(("s3://", "gs://")):
@@ -181,6 +181,10 @@ def read_log(config: Config, reporter: Reporter) -> LogContent | None:
     if "://" in settings.uri:
         raise SourceError(f"experiment log {settings.uri}: expected a local path, an s3:// or a gs:// prefix")
     root = config.resolve(settings.uri)
+    if not Path(root).exists():
+        # A new project has logged nothing yet: no experiments, said once per run, not an error.
+        reporter.warn(f"experiment log {root} does not exist yet: no experiments")
+        return LogContent([], root=root)
     return LogContent(_file_texts(Path(root)), root=root)
 
 
@@ -188,6 +192,7 @@ def merge(
     records: list[tuple[str, dict[str, Any]]], reporter: Reporter
 ) -> dict[str, tuple[str, dict[str, Any]]]:
     merged: dict[str, tuple[str, dict[str, Any]]] = {}
+    spelled: dict[str, tuple[str, str]] = {}  # canonical id -> its first spelling and where
     for where, record in records:
         raw_id = record.get("experiment_id")
         if not isinstance(raw_id, str) or not raw_id.strip():
@@ -196,12 +201,35 @@ def merge(
         if unknown:
             reporter.warn(f"{where}: ignoring unknown field(s) {', '.join(unknown)}")
         key = canonical_value(raw_id)
+        first, first_where = spelled.setdefault(key, (raw_id, where))
+        if raw_id != first:
+            reporter.warn(
+                f"{where}: experiment_id {raw_id!r} differs from {first!r} ({first_where}) only in case or "
+                f"surrounding spaces; both are experiment {key!r}"
+            )
         previous = merged.get(key, (where, {}))[1]
         merged[key] = (where, {**previous, **record})
     return merged
 
 
+EXPECTED: dict[type, str] = {dict: "a JSON object", list: "a list", str: "a string"}
+JSON_TYPE: dict[type, str] = {dict: "an object", list: "a list", str: "a string", bool: "true or false"}
+
+
+def _typed(record: dict[str, Any], where: str, name: str, kind: type) -> None:
+    """A field that is present and not null must be of ``kind``; anything else is refused naming it."""
+    value = record.get(name)
+    if value is not None and not isinstance(value, kind):
+        got = JSON_TYPE.get(type(value), "a number")
+        raise InputError(f"{where}: field {name}: expected {EXPECTED[kind]}, got {got}")
+
+
 def build(where: str, record: dict[str, Any], scheme: LabelScheme) -> Experiment:
+    for name in ("project", "method", "status", "started_at", "ended_at"):
+        _typed(record, where, name, str)
+    for name in ("params", "estimate", "metrics"):
+        _typed(record, where, name, dict)
+    _typed(record, where, "phases", list)
     started = parse_time(record.get("started_at"), where, "started_at")
     ended = parse_time(record.get("ended_at"), where, "ended_at")
     if started and ended and ended < started:

@@ -18,15 +18,18 @@ mlflow (the ``mlflow`` extra) is imported only here, inside functions.
 
 from __future__ import annotations
 
-import json
+import math
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from trainledger.core import json_lines
 from trainledger.core.config import Config
 from trainledger.core.errors import ConfigError, InputError, SourceError
 from trainledger.core.reporter import Reporter
@@ -107,14 +110,39 @@ def _runs(client: Any, name: str | None) -> list[Any]:
     return runs
 
 
+@contextmanager
+def _bounded(timeout_s: float, retries: int) -> Iterator[None]:
+    """MLflow's HTTP client reads its timeout and retries from the environment at each request; its
+    defaults (120 s, 7 retries with backoff 2) let a dead server hold a night for minutes. Ours are set for
+    the read and put back after it."""
+    wanted = {
+        "MLFLOW_HTTP_REQUEST_TIMEOUT": str(max(1, math.ceil(timeout_s))),
+        "MLFLOW_HTTP_REQUEST_MAX_RETRIES": str(retries),
+        "MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR": "1",
+        "MLFLOW_HTTP_REQUEST_BACKOFF_JITTER": "0.5",
+    }
+    saved = {name: os.environ.get(name) for name in wanted}
+    os.environ.update(wanted)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 def records(config: Config, reporter: Reporter) -> list[tuple[str, dict[str, Any]]]:
     """One SPEC §5 record per experiment found in the MLflow runs, with its location ("mlflow run ID")."""
     uri = tracking_uri(config)
     client = _client(uri)
     from mlflow.exceptions import MlflowException
 
+    settings = config.experiments
     try:
-        runs = _runs(client, config.experiments.experiment_name)
+        with _bounded(settings.timeout_s, settings.retries):
+            runs = _runs(client, settings.experiment_name)
     except MlflowException as exc:
         first = str(exc.message).splitlines()[0] if str(exc.message) else type(exc).__name__
         raise SourceError(f"MLflow {safe_uri(uri)}: {first.replace(uri, safe_uri(uri))}") from None
@@ -147,17 +175,17 @@ def _iso(millis: int | None) -> str | None:
 
 
 def _json(text: str, where: str, what: str) -> Any:
-    try:
-        return json.loads(text, parse_float=Decimal)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{where}: tag {what}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+    value = json_lines.parse(text, f"{where}: tag {what}", f"tag {what} as JSON")
+    json_lines.check_numbers(value, f"{where}: tag {what}")
+    return value
 
 
 def _param(text: str) -> Any:
     """A param as the estimator wants it: numbers and JSON objects parsed, anything else kept as text."""
     try:
-        value = json.loads(text, parse_float=Decimal, parse_constant=lambda name: text)
-    except json.JSONDecodeError:
+        value = json_lines.parse(text, "param")
+        json_lines.check_numbers(value, "param")
+    except InputError:
         return text
     return value
 

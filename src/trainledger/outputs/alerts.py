@@ -3,7 +3,9 @@
 The payload is ``{"text": "<one line for people>", "trainledger": {<the alert's fields>}}``: Slack and
 chat tools show ``text``, other receivers read the structured part. Each (budget, period, threshold) is
 posted once; ``alerts_sent`` remembers it after the receiver said 2xx, so a failed delivery is tried
-again by the next run. 5xx, 429, timeouts and refused connections are retried with backoff.
+again by the next run. 5xx, 429, timeouts and refused connections are retried with backoff; once the
+webhook has not answered at all, the remaining alerts wait for the next run, since the run holds the
+warehouse while it posts.
 
 The URL is a secret (whoever has it can post): it is never printed, logged or put in a message. It comes
 from ``TRAINLEDGER_ALERTS_WEBHOOK_URL`` when set, else ``[alerts] webhook_url``.
@@ -18,17 +20,21 @@ import urllib.error
 import urllib.request
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from trainledger.core.config import Config
 from trainledger.core.money import fmt
+from trainledger.core.redaction import config_secrets, redact
 from trainledger.core.reporter import Reporter
+from trainledger.reports.budgets import write_alerts
 from trainledger.warehouse.connection import Connection, run
 
 URL_ENV = "TRAINLEDGER_ALERTS_WEBHOOK_URL"
 BACKOFF_S = 0.5
 MAX_BACKOFF_S = 8.0
+UNREACHABLE = "the webhook did not answer"
 
 
 def threshold_key(value: object) -> str:
@@ -90,7 +96,7 @@ def post(url: str, body: bytes, timeout_s: float, retries: int) -> str | None:
                 return problem
         except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
             reason = getattr(exc, "reason", exc)
-            problem = f"the webhook did not answer ({_redact(str(reason), url) or type(exc).__name__})"
+            problem = f"{UNREACHABLE} ({_redact(str(reason), url) or type(exc).__name__})"
     return f"{problem}, after {retries + 1} attempt(s)"
 
 
@@ -103,7 +109,7 @@ def deliver(con: Connection, config: Config, alerts: list[dict[str, Any]], repor
         reporter.warn("[alerts] webhook_url is not an http(s) URL; no budget alert was posted")
         return 0
     delivered = 0
-    for alert in alerts:
+    for index, alert in enumerate(alerts):
         key = {
             "budget": alert["budget"],
             "period": alert["period"],
@@ -112,15 +118,31 @@ def deliver(con: Connection, config: Config, alerts: list[dict[str, Any]], repor
         seen = run(con, "export/alert_sent", key).fetchone()
         if seen:
             continue
-        problem = post(url, payload(alert), config.alerts.timeout_s, max(config.alerts.retries, 0))
+        body = redact(payload(alert).decode("utf-8"), config_secrets(config)).encode("utf-8")
+        problem = post(url, body, config.alerts.timeout_s, max(config.alerts.retries, 0))
         if problem:
             reporter.warn(
                 f"budget alert {key['budget']} {key['period']} at {key['threshold']} not delivered: {problem}; "
                 "the next run tries again"
             )
+            if problem.startswith(UNREACHABLE):  # down: each further alert would wait as long again
+                reporter.warn(
+                    f"the webhook is not answering; {len(alerts) - index - 1} more alert(s) wait for the next run"
+                )
+                break
             continue
         run(con, "export/alert_record", {**key, "at": datetime.now(UTC).replace(tzinfo=None)})
         delivered += 1
     if delivered:
         reporter.step(f"posted {delivered} budget alert(s) to the webhook")
     return delivered
+
+
+def publish(
+    con: Connection, config: Config, found: list[dict[str, Any]], path: Path | None, reporter: Reporter
+) -> None:
+    """The one place alerts leave: the alerts file (when there is one; ``[]`` when nothing is crossed)
+    is written first, then each alert not yet delivered is posted to the webhook."""
+    if path is not None:
+        write_alerts(path, found)
+    deliver(con, config, found, reporter)

@@ -11,7 +11,8 @@ from trainledger.core.errors import TrainledgerError
 from trainledger.core.files import safe_text, write_atomic
 from trainledger.core.money import fmt
 from trainledger.core.reporter import Reporter
-from trainledger.outputs import export_focus
+from trainledger.outputs import cents as cents_module
+from trainledger.outputs import export_focus, xlsx
 from trainledger.reports import realize
 from trainledger.warehouse import step_state
 from trainledger.warehouse.connection import Connection, run
@@ -34,6 +35,8 @@ CSV_COLUMNS = (
     "list_cost",
 )
 MONEY_COLUMNS = {"billed_cost", "effective_cost", "list_cost"}
+# Nightly file name per `[exports] format`: trainledger-<period><suffix>.
+FILE_SUFFIX = {"csv": ".csv", "xlsx": ".xlsx", "focus": "-focus.csv"}
 # Dimensions `--by` may keep; billing_period and currency are always kept (periods and currencies never mix).
 BY_NAMES = {name: column for name, column in realize.DIMENSIONS.items() if column in CSV_COLUMNS}
 
@@ -71,18 +74,33 @@ def render_csv(rows: list[tuple[object, ...]]) -> str:
     return out.getvalue()
 
 
-def export_csv(con: Connection, period: str, by: str | None = None) -> str:
+def period_rows(
+    con: Connection, period: str, by: str | None = None, cents: bool = False
+) -> list[tuple[object, ...]]:
+    """The export's rows; with ``cents`` rounded at full detail (outputs/cents.py), then summed to ``by``."""
     known = run(con, "export/period_allocations", {"period": period}).fetchone()
     if not known or not known[0]:
         raise TrainledgerError(f"no allocations for billing period {period}; run `trainledger nightly` first")
-    return render_csv(export_rows(con, period, parse_by(by)))
+    kept = parse_by(by)
+    if not cents:
+        return export_rows(con, period, kept)
+    rounded = cents_module.round_rows(export_rows(con, period, parse_by(None)), CSV_COLUMNS, MONEY_COLUMNS)
+    return rounded if by is None else cents_module.collapse(rounded, CSV_COLUMNS, MONEY_COLUMNS, set(kept))
+
+
+def export_csv(con: Connection, period: str, by: str | None = None, cents: bool = False) -> str:
+    return render_csv(period_rows(con, period, by, cents))
+
+
+def export_xlsx(con: Connection, period: str, by: str | None = None, cents: bool = False) -> bytes:
+    return xlsx.render(period_rows(con, period, by, cents), CSV_COLUMNS, MONEY_COLUMNS, period, cents)
 
 
 def write_period_exports(
     con: Connection, config: Config, reporter: Reporter, allocations: str | None = None
 ) -> list[tuple[Path, bool]]:
-    """One file per billing period into ``[exports] dir`` (nightly): the finance CSV, or FOCUS CSV when
-    ``[exports] format = "focus"``. Returns each file and whether it was left as it was.
+    """Files per billing period into ``[exports] dir`` (nightly), one per ``[exports] format``: the finance
+    CSV, the finance workbook (xlsx) and FOCUS CSV. Returns each file and whether it was left as it was.
 
     ``allocations`` is the fingerprint of the allocations' inputs: a file written from the same
     allocations in the same format, and still as written (same sha256), is left alone. Temporary files
@@ -95,21 +113,23 @@ def write_period_exports(
         stale.unlink(missing_ok=True)
     written = []
     for (period,) in run(con, "report/periods").fetchall():
-        focus = config.exports.format == "focus"
-        path = folder / (f"trainledger-{period}-focus.csv" if focus else f"trainledger-{period}.csv")
-        step = f"export:{path.name}"
-        fingerprint = step_state.digest(allocations, config.exports.format, period)
-        state = step_state.unchanged(con, step, fingerprint) if allocations else None
-        kept = state is not None and state.detail.get("sha256") == step_state.file_digest(path)
-        if kept:
-            reporter.detail(f"{path} unchanged")
-        else:
-            if focus:
-                export_focus.write(con, period, path)
+        for kind in config.exports.formats:
+            path = folder / f"trainledger-{period}{FILE_SUFFIX[kind]}"
+            step = f"export:{path.name}"
+            fingerprint = step_state.digest(allocations, kind, period)
+            state = step_state.unchanged(con, step, fingerprint) if allocations else None
+            kept = state is not None and state.detail.get("sha256") == step_state.file_digest(path)
+            if kept:
+                reporter.detail(f"{path} unchanged")
             else:
-                write_atomic(path, export_csv(con, period))
-            if allocations:
-                step_state.record(con, step, fingerprint, {"sha256": step_state.file_digest(path)})
-            reporter.step(f"wrote {path}")
-        written.append((path, kept))
+                if kind == "focus":
+                    export_focus.write(con, period, path)
+                elif kind == "xlsx":
+                    write_atomic(path, export_xlsx(con, period))
+                else:
+                    write_atomic(path, export_csv(con, period))
+                if allocations:
+                    step_state.record(con, step, fingerprint, {"sha256": step_state.file_digest(path)})
+                reporter.step(f"wrote {path}")
+            written.append((path, kept))
     return written

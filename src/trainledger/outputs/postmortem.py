@@ -1,25 +1,38 @@
 """Reconcile reports for people: terminal text, markdown and a self-contained HTML post-mortem.
 
-Every format shows the same figures: estimated vs realized by phase x category, waste, how complete the
-bill is, implied GPU hours and MFU per phase, and the estimator's assumptions next to its numbers.
+Every format shows the same figures: estimated vs realized by phase x category (the variance headline over
+the estimated lines, the lines nobody estimated apart), waste and the evaluation share, metric gain and cost
+per point, how complete the bill is, implied GPU hours and MFU per phase, and the estimator's assumptions
+next to its numbers. A failed run's cost is waste, an under-run is never shown as a saving.
 """
 
 from __future__ import annotations
 
 import html as html_lib
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
-from decimal import Decimal
+from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
+from trainledger.attribution import waste
+from trainledger.outputs.postmortem_svg import STYLE, Bar, chart
 from trainledger.outputs.tables import table
+from trainledger.reports import benefit
 from trainledger.reports.reconcile import Reconciliation
 
 HEADERS = ["phase", "category", "estimated", "realized", "variance", "variance %"]
 COMPUTE_HEADERS = ["phase", "FLOPs", "estimated GPU-h", "implied GPU-h", "logged GPU-h", "implied MFU"]
+NO_ESTIMATE = "no estimate"
 
 
 def _m(value: Decimal | None) -> str:
     return "-" if value is None else f"{value.quantize(Decimal('0.01')):,f}"
+
+
+def _est(value: Decimal | None) -> str:
+    return NO_ESTIMATE if value is None else _m(value)
 
 
 def _pct(value: Decimal | None) -> str:
@@ -30,6 +43,26 @@ def _t(value: datetime | None) -> str:
     return value.strftime("%Y-%m-%d %H:%M UTC") if value is not None else "-"
 
 
+def _same(value: str) -> str:
+    return value
+
+
+def _md(value: str) -> str:
+    """A value from the log or the bill as Markdown text: HTML and Markdown syntax escaped, line breaks
+    and other control characters shown as \\uXXXX, so no value adds a heading, a tag or a link."""
+    out = []
+    for ch in value:
+        if ch in "&<>":
+            out.append({"&": "&amp;", "<": "&lt;", ">": "&gt;"}[ch])
+        elif ch in "\\`*_[]!#|~":
+            out.append("\\" + ch)
+        elif unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp"):
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 def _state(r: Reconciliation) -> str:
     if not r.provisional:
         return "complete"
@@ -38,31 +71,115 @@ def _state(r: Reconciliation) -> str:
     return f"PROVISIONAL: billing does not yet reach the run's end ({_t(r.ended_at)})"
 
 
-def _header_lines(r: Reconciliation) -> list[str]:
+def failure(r: Reconciliation) -> str | None:
+    """The banner of a failed or aborted run: what it cost bought nothing."""
+    if r.status not in waste.FAILED_STATUSES:
+        return None
+    when = f"at {_t(r.ended_at)}" if r.ended_at else "(no end time logged)"
+    return f"{r.status} {when}; realized cost is waste"
+
+
+def _no_cost(r: Reconciliation) -> str | None:
+    if any(row.realized for row in r.rows):
+        return None
+    return (
+        f"No cost billed to this experiment yet (billing complete through {_t(r.billing_complete_through)})."
+    )
+
+
+def _header_lines(r: Reconciliation, esc: Callable[[str], str] = _same) -> list[str]:
+    source = r.assumptions.get("estimate_source", "none")
+    estimate = (
+        "no estimate (none in the log, no params for the estimator)"
+        if source == "none"
+        else f"estimate from {esc(str(source))}"
+    )
     return [
-        f"Experiment {r.experiment_id}  project {r.project or '-'}  method {r.method or '-'}  "
-        f"status {r.status or '-'}",
+        f"Experiment {esc(r.experiment_id)}  project {esc(r.project or '-')}  method {esc(r.method or '-')}  "
+        f"status {esc(r.status or '-')}",
         f"Run {_t(r.started_at)} -> {_t(r.ended_at)}; billing complete through "
         f"{_t(r.billing_complete_through)} ({_state(r)})",
-        f"Money in {r.currency}, EffectiveCost (amortised, net of credits); estimate from "
-        f"{r.assumptions.get('estimate_source', '-')}",
+        f"Money in {esc(r.currency)}, EffectiveCost (amortised, net of credits); {estimate}",
     ]
 
 
-def _total_variance(r: Reconciliation) -> tuple[Decimal, Decimal | None]:
-    variance = r.realized_total - r.estimated_total
-    pct = (variance / r.estimated_total * 100) if r.estimated_total else None
-    return variance, pct
+@dataclass
+class Headline:
+    """Variance over the lines that have an estimate; the lines nobody estimated apart (data or ops cost
+    nobody estimated is not an overrun of the estimate)."""
+
+    estimated: Decimal | None  # None: no line has an estimate
+    realized_estimated: Decimal
+    unestimated: Decimal
+    unestimated_lines: int
+
+    @property
+    def variance(self) -> Decimal | None:
+        return None if self.estimated is None else self.realized_estimated - self.estimated
+
+    @property
+    def pct(self) -> Decimal | None:
+        if not self.estimated or self.variance is None:
+            return None
+        return (self.variance / self.estimated * 100).quantize(Decimal("0.01"), ROUND_HALF_EVEN)
+
+
+def headline(r: Reconciliation) -> Headline:
+    estimated = [x for x in r.rows if x.estimated is not None]
+    return Headline(
+        estimated=sum((x.estimated or Decimal(0) for x in estimated), Decimal(0)) if estimated else None,
+        realized_estimated=sum((x.realized for x in estimated), Decimal(0)),
+        unestimated=sum((x.realized for x in r.rows if x.estimated is None), Decimal(0)),
+        unestimated_lines=len(r.rows) - len(estimated),
+    )
 
 
 def _rows(r: Reconciliation) -> list[list[str]]:
     rows = [
-        [x.phase, x.category, _m(x.estimated), _m(x.realized), _m(x.variance), _pct(x.variance_pct)]
+        [x.phase, x.category, _est(x.estimated), _m(x.realized), _m(x.variance), _pct(x.variance_pct)]
         for x in r.rows
     ]
-    variance, pct = _total_variance(r)
-    rows.append(["total", "", _m(r.estimated_total), _m(r.realized_total), _m(variance), _pct(pct)])
+    h = headline(r)
+    if h.estimated is not None and h.unestimated_lines:
+        rows.append(
+            ["estimated lines", "", _m(h.estimated), _m(h.realized_estimated), _m(h.variance), _pct(h.pct)]
+        )
+        rows.append(["lines with no estimate", "", NO_ESTIMATE, _m(h.unestimated), "-", "-"])
+        rows.append(["total", "", _m(h.estimated), _m(r.realized_total), "-", "-"])
+    else:
+        rows.append(["total", "", _est(h.estimated), _m(r.realized_total), _m(h.variance), _pct(h.pct)])
     return rows
+
+
+def _bars(r: Reconciliation) -> list[Bar]:
+    """The chart's bars: the table's lines, with the table's own variance text."""
+    return [
+        Bar(
+            x.phase,
+            x.category,
+            x.estimated,
+            x.realized,
+            NO_ESTIMATE if x.estimated is None else f"est {_m(x.estimated)}",
+            f"real {_m(x.realized)}" + ("" if x.variance_pct is None else f" ({_pct(x.variance_pct)})"),
+        )
+        for x in r.rows
+    ]
+
+
+def _benefit_lines(r: Reconciliation) -> list[str]:
+    """Metric gain and cost per point, when the log has metrics (points as in `report --with-metrics`)."""
+    target, general = benefit.points(r.metrics.get("target")), benefit.points(r.metrics.get("general"))
+    if target is None and general is None:
+        return []
+    gains = [f"{name} {value:+.2f} points" for name, value in (("target", target), ("general", general))]
+    per_point = benefit.per_point(r.realized_total, target)
+    return [
+        "Metric gain: "
+        + ", ".join(g for g, v in zip(gains, (target, general), strict=True) if v is not None),
+        f"Cost per target point: {_m(per_point)} {r.currency}"
+        + ("" if per_point is not None else " (no target gain)")
+        + " (realized cost / target points; 1 point = 0.01 of a 0-1 metric)",
+    ]
 
 
 def _flops(value: Any) -> str:
@@ -91,19 +208,19 @@ def _compute_rows(r: Reconciliation) -> list[list[str]]:
     ]
 
 
-def _hardware_line(r: Reconciliation) -> str | None:
+def _hardware_line(r: Reconciliation, esc: Callable[[str], str] = _same) -> str | None:
     est = r.assumptions.get("estimator")
     if not isinstance(est, dict):
         return None
 
     def value(key: str) -> str:
-        return str(est[key]["value"]) if key in est else "?"
+        return esc(str(est[key]["value"])) if key in est else "?"
 
-    currency = r.assumptions.get("estimator_currency", r.currency)
+    currency = esc(str(r.assumptions.get("estimator_currency", r.currency)))
     return (
         f"Compute on {value('gpu_type')} (peak {value('peak_tflops')} TFLOP/s dense BF16), "
         f"priced at {value('price_per_gpu_hour')} {currency} per GPU hour; "
-        f"the estimator's own total is {r.assumptions.get('estimator_total') or '-'} {currency}"
+        f"the estimator's own total is {esc(str(r.assumptions.get('estimator_total') or '-'))} {currency}"
     )
 
 
@@ -114,15 +231,9 @@ def _assumption_rows(r: Reconciliation) -> list[list[str]]:
     return [[name, str(a["value"]), str(a["source"])] for name, a in est.items()]
 
 
-def _phase_totals(r: Reconciliation) -> list[tuple[str, Decimal | None, Decimal]]:
-    """(phase, estimated or None when nothing was estimated, realized), in report order."""
-    totals: dict[str, list[Decimal | None]] = {}
-    for row in r.rows:
-        est, real = totals.setdefault(row.phase, [None, Decimal(0)])
-        if row.estimated is not None:
-            est = (est or Decimal(0)) + row.estimated
-        totals[row.phase] = [est, (real or Decimal(0)) + row.realized]
-    return [(p, e, v or Decimal(0)) for p, (e, v) in totals.items()]
+def _assumption_lines(r: Reconciliation, esc: Callable[[str], str] = _same) -> list[str]:
+    keys = ("estimate_source", "realized_measure", "implied_gpu_hours", "implied_mfu")
+    return [f"{key}: {esc(str(r.assumptions[key]))}" for key in keys if key in r.assumptions]
 
 
 def _eval_share(r: Reconciliation) -> str:
@@ -130,14 +241,22 @@ def _eval_share(r: Reconciliation) -> str:
     return f"Evaluation: {share} of realized cost (teams commonly see 20-40%)"
 
 
+def _other_currencies(r: Reconciliation, esc: Callable[[str], str] = _same) -> str:
+    return f"Also realized in {esc(', '.join(r.other_currencies))} (not converted, not included above)"
+
+
 def text(r: Reconciliation) -> str:
-    lines = [*_header_lines(r), ""]
+    failed, empty = failure(r), _no_cost(r)
+    lines = [*([failed.upper(), ""] if failed else []), *_header_lines(r), ""]
+    if empty:
+        lines.extend([empty, ""])
     lines.append(table(HEADERS, _rows(r), money=HEADERS[2:]))
     lines.append("")
     lines.append(f"Waste (hidden cost): idle {_m(r.idle)}  failed {_m(r.failed)}")
     lines.append(_eval_share(r))
+    lines.extend(_benefit_lines(r))
     if r.other_currencies:
-        lines.append(f"Also realized in {', '.join(r.other_currencies)} (not converted, not included above)")
+        lines.append(_other_currencies(r))
     hardware = _hardware_line(r)
     if hardware:
         lines.extend(["", hardware])
@@ -157,44 +276,42 @@ def text(r: Reconciliation) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _md_cell(value: str) -> str:
-    """Markdown table cell: pipes escaped, and no raw HTML from labels or ids."""
-    return value.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
-
-
 def _md_table(headers: list[str], rows: list[list[str]], right_from: int) -> list[str]:
     align = ["---" if i < right_from else "---:" for i in range(len(headers))]
     out = ["| " + " | ".join(headers) + " |", "| " + " | ".join(align) + " |"]
-    out.extend("| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows)
+    out.extend("| " + " | ".join(_md(c) for c in row) + " |" for row in rows)
     return out
 
 
 def markdown(r: Reconciliation) -> str:
-    lines = [f"# Post-mortem: {r.experiment_id}", ""]
-    lines.extend(f"- {line}" for line in _header_lines(r))
+    """Every value from the log or the bill goes through ``_md``: it cannot add a heading or a tag."""
+    lines = [f"# Post-mortem: {_md(r.experiment_id)}", ""]
+    failed, empty = failure(r), _no_cost(r)
+    if failed:
+        lines.extend([f"> **{_md(failed)}**", ""])
+    lines.extend(f"- {line}" for line in _header_lines(r, _md))
     lines.extend(["", "## Estimated vs realized", ""])
+    if empty:
+        lines.extend([empty, ""])
     lines.extend(_md_table(HEADERS, _rows(r), 2))
-    lines.extend(
-        [
-            "",
-            "## Waste",
-            "",
-            f"- idle: {_m(r.idle)} {r.currency}",
-            f"- failed: {_m(r.failed)} {r.currency}",
-            f"- {_eval_share(r)}",
-        ]
-    )
+    lines.extend(["", "## Waste", "", f"- idle: {_m(r.idle)} {_md(r.currency)}"])
+    lines.append(f"- failed: {_m(r.failed)} {_md(r.currency)}")
+    lines.append(f"- {_eval_share(r)}")
+    benefits = _benefit_lines(r)
+    if benefits:
+        lines.extend(["", "## Benefit", ""])
+        lines.extend(f"- {line}" for line in benefits)
+    if r.other_currencies:
+        lines.extend(["", _other_currencies(r, _md)])
     compute = _compute_rows(r)
     if compute:
         lines.extend(["", "## Compute", ""])
-        hardware = _hardware_line(r)
+        hardware = _hardware_line(r, _md)
         if hardware:
             lines.extend([hardware, ""])
         lines.extend(_md_table(COMPUTE_HEADERS, compute, 1))
     lines.extend(["", "## Assumptions", ""])
-    for key in ("estimate_source", "realized_measure", "implied_gpu_hours", "implied_mfu"):
-        if key in r.assumptions:
-            lines.append(f"- {key}: {r.assumptions[key]}")
+    lines.extend(f"- {line}" for line in _assumption_lines(r, _md))
     assumptions = _assumption_rows(r)
     if assumptions:
         lines.append("")
@@ -202,100 +319,12 @@ def markdown(r: Reconciliation) -> str:
     missing = r.assumptions.get("estimator_missing") or []
     if missing:
         lines.extend(["", "### Missing from params", ""])
-        lines.extend(f"- {_md_cell(m)}" for m in missing)
+        lines.extend(f"- {_md(m)}" for m in missing)
     return "\n".join(lines) + "\n"
 
 
-def _nice_step(peak: Decimal) -> Decimal:
-    """A round axis step (1, 2, 2.5 or 5 x 10^k) giving at most five gridlines up to ``peak``."""
-    raw = peak / 5
-    magnitude = Decimal(10) ** (len(str(int(raw))) - 1) if raw >= 1 else Decimal("0.1")
-    for factor in (1, 2, Decimal("2.5"), 5, 10):
-        if magnitude * factor >= raw:
-            return magnitude * factor
-    return magnitude * 10
-
-
-def chart(r: Reconciliation) -> str:
-    """Estimated vs realized per phase as an inline SVG (no script, no external resource)."""
-    esc = html_lib.escape
-    phases = _phase_totals(r)
-    peak = max([max(e or Decimal(0), v) for _, e, v in phases] + [Decimal(1)])
-    step = _nice_step(peak)
-    axis_max = step * ((peak / step).to_integral_value(rounding="ROUND_CEILING"))
-    left, width, group = 110, 500, 62
-    top = 48
-    height = top + group * max(len(phases), 1) + 10
-
-    def x(value: Decimal) -> float:
-        return left + float(value / axis_max) * width
-
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="760" height="{height}" role="img" '
-        f'aria-label="estimated vs realized cost per phase, {esc(r.currency)}" class="chart">',
-        '<rect x="110" y="6" width="14" height="12" class="est"/><text x="130" y="16">estimated</text>',
-        '<rect x="220" y="6" width="14" height="12" class="real"/><text x="240" y="16">realized</text>',
-        '<rect x="330" y="6" width="14" height="12" class="over"/><text x="350" y="16">realized, over estimate</text>',
-    ]
-    tick = Decimal(0)
-    while tick <= axis_max:
-        parts.append(
-            f'<line x1="{x(tick):.1f}" y1="{top - 8}" x2="{x(tick):.1f}" y2="{height - 6}" class="grid"/>'
-            f'<text x="{x(tick):.1f}" y="{top - 12}" class="tick">{tick:,.0f}</text>'
-        )
-        tick += step
-    for i, (phase, est, real) in enumerate(phases):
-        y = top + i * group
-        parts.append(f'<text x="{left - 10}" y="{y + 24}" class="phase">{esc(phase)}</text>')
-        if est is not None:
-            parts.append(
-                f'<rect x="{left}" y="{y}" width="{x(est) - left:.1f}" height="20" class="est"/>'
-                f'<text x="{x(est) + 6:.1f}" y="{y + 15}">est {_m(est)}</text>'
-            )
-        else:
-            parts.append(f'<text x="{left + 6}" y="{y + 15}" class="none">no estimate</text>')
-        over = est is not None and real > est
-        note = ""
-        if est:
-            note = f" ({_pct((real - est) / est * 100)})"
-        parts.append(
-            f'<rect x="{left}" y="{y + 24}" width="{x(real) - left:.1f}" height="20" '
-            f'class="{"over" if over else "real"}"/>'
-            f'<text x="{x(real) + 6:.1f}" y="{y + 39}">real {_m(real)}{note}</text>'
-        )
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-STYLE = """
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;max-width:62rem;color:#1d2430;
-padding:0 1rem}
-h1{font-size:1.5rem;margin-bottom:.25rem}h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid #e3e7ee;
-padding-bottom:.2rem}
-.meta{color:#4a5568;margin:.1rem 0}
-.banner{padding:.6rem .9rem;border-radius:6px;margin:1rem 0;font-weight:600}
-.banner.provisional{background:#fff4e5;color:#8a4b00;border:1px solid #f0c36d}
-.banner.complete{background:#eaf6ee;color:#1f6b3a;border:1px solid #a9d8b8}
-.kpis{display:flex;gap:1rem;margin:1rem 0;flex-wrap:wrap}
-.kpi{border:1px solid #e3e7ee;border-radius:8px;padding:.6rem 1rem;min-width:9rem}
-.kpi .label{font-size:.8rem;color:#5b6577;text-transform:uppercase;letter-spacing:.04em}
-.kpi .value{font-size:1.35rem;font-weight:650;font-variant-numeric:tabular-nums}
-.kpi .value.bad{color:#b42318}.kpi .value.good{color:#1f6b3a}
-table{border-collapse:collapse;margin:.5rem 0;font-variant-numeric:tabular-nums}
-td,th{border-bottom:1px solid #e3e7ee;padding:.3rem .7rem;text-align:left}
-th{background:#f5f7fa;font-weight:600}td.num,th.num{text-align:right}
-tr.total td{font-weight:650;border-top:2px solid #9aa5b5}
-.chart text{font-size:12px;fill:#1d2430}.chart .phase{text-anchor:end;font-weight:600;font-size:13px}
-.chart .tick{text-anchor:middle;fill:#5b6577;font-size:11px}.chart .grid{stroke:#e3e7ee}
-.chart .est{fill:#b8c7e0}.chart .real{fill:#2f5d9e}.chart .over{fill:#c2410c}.chart .none{fill:#8a94a6}
-.small{color:#5b6577;font-size:.85rem}
-ul.missing li{color:#8a4b00}
-"""
-
-
-def _html_table(
-    headers: list[str], rows: list[list[str]], numeric_from: int, total_last: bool = False
-) -> str:
+def _html_table(headers: list[str], rows: list[list[str]], numeric_from: int, totals: int = 0) -> str:
+    """A table in a box that scrolls sideways, so a narrow screen scrolls the table, not the page."""
     esc = html_lib.escape
     head = "".join(
         f'<th class="num">{esc(h)}</th>' if i >= numeric_from else f"<th>{esc(h)}</th>"
@@ -303,18 +332,40 @@ def _html_table(
     )
     body = []
     for n, row in enumerate(rows):
-        cls = ' class="total"' if total_last and n == len(rows) - 1 else ""
+        cls = ' class="total"' if n >= len(rows) - totals else ""
         cells = "".join(
             f'<td class="num">{esc(c)}</td>' if i >= numeric_from else f"<td>{esc(c)}</td>"
             for i, c in enumerate(row)
         )
         body.append(f"<tr{cls}>{cells}</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
+
+
+def _kpis(r: Reconciliation) -> str:
+    """Headline figures: an over-run is red, an under-run neutral (never a 'saving'), and cost that no
+    line estimated is its own figure, not part of the variance."""
+    esc = html_lib.escape
+    h = headline(r)
+    cur = r.currency
+    kpis = [
+        ("Estimated", _est(h.estimated) + ("" if h.estimated is None else f" {cur}"), ""),
+        ("Realized", f"{_m(r.realized_total)} {cur}", ""),
+    ]
+    if h.estimated is not None:
+        label = "Variance, estimated lines" if h.unestimated_lines else "Variance"
+        bad = h.variance is not None and h.variance > 0
+        kpis.append((label, f"{_m(h.variance)} ({_pct(h.pct)})", "bad" if bad else ""))
+    if h.unestimated_lines:
+        kpis.append(("Lines with no estimate", f"{_m(h.unestimated)} {cur}", ""))
+    kpis.append(("Waste", f"{_m(r.idle + r.failed)} {cur}", "bad" if r.idle + r.failed > 0 else ""))
+    return "".join(
+        f'<div class="kpi"><div class="label">{esc(k)}</div><div class="value {cls}">{esc(v)}</div></div>'
+        for k, v, cls in kpis
+    )
 
 
 def html(r: Reconciliation) -> str:
     esc = html_lib.escape
-    variance, pct = _total_variance(r)
     banner_cls = "provisional" if r.provisional else "complete"
     banner = (
         f"Provisional: billing is complete through {_t(r.billing_complete_through)}, "
@@ -322,27 +373,28 @@ def html(r: Reconciliation) -> str:
         if r.provisional
         else f"Billing is complete through {_t(r.billing_complete_through)}, after the run ended."
     )
-    kpis = [
-        ("Estimated", f"{_m(r.estimated_total)} {r.currency}", ""),
-        ("Realized", f"{_m(r.realized_total)} {r.currency}", ""),
-        ("Variance", f"{_m(variance)} ({_pct(pct)})", "bad" if variance > 0 else "good"),
-        ("Waste", f"{_m(r.idle + r.failed)} {r.currency}", "bad" if r.idle + r.failed > 0 else ""),
-    ]
-    kpi_html = "".join(
-        f'<div class="kpi"><div class="label">{esc(k)}</div><div class="value {cls}">{esc(v)}</div></div>'
-        for k, v, cls in kpis
-    )
+    failed, empty = failure(r), _no_cost(r)
+    rows = _rows(r)
     sections = [
         f"<h1>Post-mortem: {esc(r.experiment_id)}</h1>",
+        *([f'<div class="banner failed">{esc(failed)}</div>'] if failed else []),
         *(f'<p class="meta">{esc(line)}</p>' for line in _header_lines(r)),
         f'<div class="banner {banner_cls}">{esc(banner)}</div>',
-        f'<div class="kpis">{kpi_html}</div>',
-        f"<h2>Estimated vs realized per phase ({esc(r.currency)})</h2>",
-        chart(r),
-        _html_table(HEADERS, _rows(r), 2, total_last=True),
+        f'<div class="kpis">{_kpis(r)}</div>',
+        f"<h2>Estimated vs realized ({esc(r.currency)})</h2>",
+        *([f'<p class="empty">{esc(empty)}</p>'] if empty else []),
+        chart(_bars(r), r.currency),
+        _html_table(HEADERS, rows, 2, totals=len(rows) - len(r.rows)),
         "<h2>Waste (hidden cost)</h2>",
         f"<p>idle {esc(_m(r.idle))} · failed {esc(_m(r.failed))} {esc(r.currency)}</p>",
+        f"<p>{esc(_eval_share(r))}</p>",
     ]
+    benefits = _benefit_lines(r)
+    if benefits:
+        sections.append("<h2>Benefit</h2>")
+        sections.append("<ul>" + "".join(f"<li>{esc(line)}</li>" for line in benefits) + "</ul>")
+    if r.other_currencies:
+        sections.append(f"<p>{esc(_other_currencies(r))}.</p>")
     compute = _compute_rows(r)
     if compute:
         sections.append("<h2>Compute</h2>")
@@ -355,18 +407,15 @@ def html(r: Reconciliation) -> str:
             "discounts make it read low); implied MFU = FLOPs / (implied GPU-h x peak); logged GPU-h = "
             "the experiment log's windows x GPUs.</p>"
         )
+    sections.append("<h2>Assumptions</h2>")
+    sections.append("<ul>" + "".join(f"<li>{esc(line)}</li>" for line in _assumption_lines(r)) + "</ul>")
     assumptions = _assumption_rows(r)
     if assumptions:
-        sections.append("<h2>Assumptions</h2>")
         sections.append(_html_table(["name", "value", "source"], assumptions, 3))
     missing = r.assumptions.get("estimator_missing") or []
     if missing:
         sections.append("<h2>Missing from params</h2>")
         sections.append('<ul class="missing">' + "".join(f"<li>{esc(m)}</li>" for m in missing) + "</ul>")
-    if r.other_currencies:
-        sections.append(
-            f"<p>Also realized in {esc(', '.join(r.other_currencies))} (not converted, not included above).</p>"
-        )
     body = "\n".join(sections)
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'

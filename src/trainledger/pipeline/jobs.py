@@ -8,7 +8,7 @@ a kill leaves the warehouse as it was. Exports and the budget check of `nightly`
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -19,11 +19,11 @@ from trainledger.connectors import IngestResult, connector_for, staging
 from trainledger.core.config import Config
 from trainledger.core.money import fmt
 from trainledger.core.redaction import stored_secrets
-from trainledger.core.reporter import Reporter
+from trainledger.core.reporter import Repeats, Reporter
 from trainledger.experiments import loader
-from trainledger.experiments.log import read_log
+from trainledger.experiments.log import LogContent, read_log
 from trainledger.warehouse import run_ledger, step_state
-from trainledger.warehouse.connection import Connection, open_warehouse, transaction
+from trainledger.warehouse.connection import Connection, open_warehouse, transaction, warehouse_fault
 from trainledger.warehouse.run_ledger import BatchRun
 
 
@@ -34,6 +34,7 @@ class RunSummary:
     attribution: allocations.AttributionResult | None = None
     exports: list[Path] = field(default_factory=list)
     alerts: list[dict[str, object]] = field(default_factory=list)
+    alerts_file: Path | None = None
     # BilledCost per currency of each ingested (source, period); never summed across currencies.
     billed: dict[tuple[str, str | None], dict[str, Decimal]] = field(default_factory=dict)
     # Allocated BilledCost and EffectiveCost per currency.
@@ -48,8 +49,8 @@ def ingest_sources(
     for src in selected:
         try:
             results.extend(connector_for(src)(con, src, config, period, reporter))
-        except staging.READ_ERRORS as exc:
-            raise staging.unreadable(src.name, exc) from None
+        except staging.READ_ERRORS as exc:  # a bill DuckDB cannot read, unless the fault is the warehouse's
+            raise warehouse_fault(exc, config.warehouse_path()) or staging.unreadable(src.name, exc) from None
     return results
 
 
@@ -78,12 +79,31 @@ def _ingest(
     run.detail["sources"] = entries
 
 
+LogReading = Callable[[], LogContent | None]
+
+
+def _read_ahead(config: Config, reporter: Reporter) -> LogReading:
+    """Read the experiment log (a bucket, an MLflow server) before the write lock is taken, so a slow or
+    dead server never holds the warehouse; a failure is raised later, inside the run, so that the run
+    ledger records it like any other."""
+    try:
+        log = read_log(config, reporter)
+    except Exception as exc:
+        failure = exc
+
+        def failed() -> LogContent | None:
+            raise failure
+
+        return failed
+    return lambda: log
+
+
 def _load_experiments(
-    con: Connection, config: Config, reporter: Reporter, run: BatchRun, summary: RunSummary
+    con: Connection, config: Config, reporter: Reporter, run: BatchRun, summary: RunSummary, read: LogReading
 ) -> str:
-    """Reload the experiment log, unless it and what its tables depend on are unchanged since the last
-    load; returns the fingerprint of those inputs."""
-    log = read_log(config, reporter)
+    """Reload the experiment log as ``read`` ahead of the lock, unless it and what its tables depend on
+    are unchanged since the last load; returns the fingerprint of those inputs."""
+    log = read()
     fingerprint = step_state.experiments_fingerprint(con, config, log.digest() if log else None)
     state = step_state.unchanged(con, "experiments", fingerprint)
     if state is not None:
@@ -151,6 +171,16 @@ def _attribute(
 
 
 @contextmanager
+def _summarised(reporter: Reporter) -> Iterator[Reporter]:
+    """Repeated warnings as the first few and a count (core/reporter.py), the count said at the end."""
+    repeats = Repeats(reporter)
+    try:
+        yield repeats
+    finally:
+        repeats.close()
+
+
+@contextmanager
 def _writing(config: Config, run: BatchRun, reporter: Reporter) -> Iterator[Connection]:
     """The warehouse open for writing (waiting for the lock); the run is recorded as failed if the block
     raises, after the block's transaction has rolled back."""
@@ -163,27 +193,32 @@ def _writing(config: Config, run: BatchRun, reporter: Reporter) -> Iterator[Conn
 def ingest(
     config: Config, reporter: Reporter, source: str | None = None, period: str | None = None
 ) -> RunSummary:
-    run = BatchRun("ingest", {"source": source, "period": period}, secrets=stored_secrets(config))
-    summary = RunSummary()
-    with _writing(config, run, reporter) as con, transaction(con):
-        _ingest(con, config, reporter, run, summary, source, period)
-        _load_experiments(con, config, reporter, run, summary)
-        run_ledger.write(con, run, "ok")
-    return summary
+    with _summarised(reporter) as reporter:
+        run = BatchRun("ingest", {"source": source, "period": period}, secrets=stored_secrets(config))
+        summary = RunSummary()
+        read = _read_ahead(config, reporter)
+        with _writing(config, run, reporter) as con, transaction(con):
+            _ingest(con, config, reporter, run, summary, source, period)
+            _load_experiments(con, config, reporter, run, summary, read)
+            run_ledger.write(con, run, "ok")
+        return summary
 
 
 def attribute(config: Config, reporter: Reporter, period: str | None = None) -> RunSummary:
-    run = BatchRun("attribute", {"period": period}, secrets=stored_secrets(config))
-    summary = RunSummary()
-    with _writing(config, run, reporter) as con, transaction(con):
-        log = _load_experiments(con, config, reporter, run, summary)
-        _attribute(con, config, reporter, run, summary, period, log)
-        run_ledger.write(con, run, "ok")
-    return summary
+    with _summarised(reporter) as reporter:
+        run = BatchRun("attribute", {"period": period}, secrets=stored_secrets(config))
+        summary = RunSummary()
+        read = _read_ahead(config, reporter)
+        with _writing(config, run, reporter) as con, transaction(con):
+            log = _load_experiments(con, config, reporter, run, summary, read)
+            _attribute(con, config, reporter, run, summary, period, log)
+            run_ledger.write(con, run, "ok")
+        return summary
 
 
-def nightly(config: Config, reporter: Reporter) -> RunSummary:
-    """Ingest every source, reload the log, re-attribute, all in one transaction; then exports and budgets.
+def nightly(config: Config, reporter: Reporter, alerts_out: str | None = None) -> RunSummary:
+    """Ingest every source, reload the log, re-attribute, all in one transaction; then exports and budgets,
+    whose alerts go to ``alerts_out`` (else ``<[exports] dir>/alerts.json``) and the webhook.
 
     A step whose inputs did not change since its last complete run is skipped (the experiment log's
     reload, attribution, an export whose file is as written), so a night without new data costs little.
@@ -191,23 +226,32 @@ def nightly(config: Config, reporter: Reporter) -> RunSummary:
     from trainledger.outputs import alerts, export
     from trainledger.reports import budgets
 
-    run = BatchRun("nightly", secrets=stored_secrets(config))
-    summary = RunSummary()
-    with _writing(config, run, reporter) as con:
-        with transaction(con):
-            _ingest(con, config, reporter, run, summary, None, None)
-            log = _load_experiments(con, config, reporter, run, summary)
-            attributed = _attribute(con, config, reporter, run, summary, None, log, skip_unchanged=True)
-            run_ledger.write(con, run, "incomplete")  # until the exports and alerts are done
-        run.committed = True
-        if config.exports.dir:
-            exported = export.write_period_exports(con, config, reporter, attributed)
-            summary.exports = [path for path, _ in exported]
-            run.detail["exports"] = [str(p) for p in summary.exports]
-            if exported and all(kept for _, kept in exported):
-                _unchanged(run, "exports")
-        summary.alerts = budgets.check(con, config, reporter)
-        alerts.deliver(con, config, summary.alerts, reporter)
-        run.detail["alerts"] = len(summary.alerts)
-        run_ledger.write(con, run, "ok")
-    return summary
+    with _summarised(reporter) as reporter:
+        run = BatchRun("nightly", secrets=stored_secrets(config))
+        summary = RunSummary()
+        read = _read_ahead(config, reporter)
+        with _writing(config, run, reporter) as con:
+            with transaction(con):
+                _ingest(con, config, reporter, run, summary, None, None)
+                log = _load_experiments(con, config, reporter, run, summary, read)
+                attributed = _attribute(con, config, reporter, run, summary, None, log, skip_unchanged=True)
+                run_ledger.write(con, run, "incomplete")  # until the exports and alerts are done
+            run.committed = True
+            if config.exports.dir:
+                exported = export.write_period_exports(con, config, reporter, attributed)
+                summary.exports = [path for path, _ in exported]
+                run.detail["exports"] = [str(p) for p in summary.exports]
+                if exported and all(kept for _, kept in exported):
+                    _unchanged(run, "exports")
+            if config.exports.site:
+                from trainledger.outputs import site
+
+                folder = Path(config.resolve(config.exports.site))
+                site.publish.remove_stale(folder)  # a killed run's; this run holds the write lock
+                run.detail["site"] = str(site.write_site(con, config, folder, reporter))
+            summary.alerts = budgets.check(con, config, reporter)
+            summary.alerts_file = budgets.alerts_path(config, alerts_out)
+            alerts.publish(con, config, summary.alerts, summary.alerts_file, reporter)
+            run.detail["alerts"] = len(summary.alerts)
+            run_ledger.write(con, run, "ok")
+        return summary

@@ -79,7 +79,7 @@ class Benefit:
         }
 
 
-def _points(metric: Any) -> Decimal | None:
+def points(metric: Any) -> Decimal | None:
     """after - before, in points; None when the metric is absent or not two numbers."""
     if not isinstance(metric, dict) or metric.get("before") is None or metric.get("after") is None:
         return None
@@ -91,10 +91,10 @@ def _points(metric: Any) -> Decimal | None:
     return ((after - before) * scale).quantize(CENT, ROUND_HALF_EVEN)
 
 
-def _per_point(cost: Decimal, points: Decimal | None) -> Decimal | None:
-    if points is None or points <= 0:
+def per_point(cost: Decimal, gained: Decimal | None) -> Decimal | None:
+    if gained is None or gained <= 0:
         return None
-    return (cost / points).quantize(CENT, ROUND_HALF_EVEN)
+    return (cost / gained).quantize(CENT, ROUND_HALF_EVEN)
 
 
 def _mean(values: list[Decimal]) -> Decimal | None:
@@ -124,7 +124,7 @@ def cost_benefit(con: Connection, since: date | None = None, until: date | None 
     for exp_id, currency in sorted(costs):
         method, status, metrics = logged.get(exp_id, (methods.get(exp_id), None, {}))
         cost = costs[(exp_id, currency)]
-        target = _points(metrics.get("target"))
+        target = points(metrics.get("target"))
         experiments.append(
             Benefit(
                 "experiment",
@@ -135,8 +135,8 @@ def cost_benefit(con: Connection, since: date | None = None, until: date | None 
                 currency,
                 cost,
                 target,
-                _points(metrics.get("general")),
-                _per_point(cost, target),
+                points(metrics.get("general")),
+                per_point(cost, target),
                 evals.get((exp_id, currency), Decimal(0)),
             )
         )
@@ -157,7 +157,7 @@ def cost_benefit(con: Connection, since: date | None = None, until: date | None 
                 total,
                 _mean(gains),
                 _mean([e.general_change for e in members if e.general_change is not None]),
-                _per_point(total, sum(gains, Decimal(0)) if gains else None),
+                per_point(total, sum(gains, Decimal(0)) if gains else None),
                 sum((e.eval_cost for e in members), Decimal(0)),
             )
         )

@@ -13,7 +13,6 @@ import polars as pl
 from trainledger.attribution import waste
 from trainledger.attribution.labels import canonical_value
 from trainledger.core.config import PHASE_ORDER
-from trainledger.core.errors import NotFound
 from trainledger.core.money import fmt
 from trainledger.reports import realize
 from trainledger.warehouse.connection import Connection, run
@@ -53,6 +52,9 @@ class Reconciliation:
     failed: Decimal
     assumptions: dict[str, Any] = field(default_factory=dict)
     other_currencies: list[str] = field(default_factory=list)
+    metrics: dict[str, Any] = field(
+        default_factory=dict
+    )  # the log's metrics ({target, general}: before/after)
 
     @property
     def estimated_total(self) -> Decimal:
@@ -108,12 +110,9 @@ def _iso(value: datetime | None) -> str | None:
 def reconcile(con: Connection, experiment_id: str) -> Reconciliation:
     key = canonical_value(experiment_id)
     row = run(con, "report/reconcile_experiment", {"id": key}).fetchone()
-    if row is None:
-        realized_any = run(con, "report/reconcile_allocations", {"id": key}).fetchone()
-        if not realized_any or not realized_any[0]:
-            raise NotFound(f"experiment {experiment_id!r} is not in the experiment log nor in any allocation")
-        row = (key, None, None, None, None, None, "{}")
-    exp_id, project, method, status, started, ended, estimate_json = row
+    if row is None:  # known from a tag only (callers check the id first: reports/experiments.require)
+        row = (key, None, None, None, None, None, "{}", "{}")
+    exp_id, project, method, status, started, ended, estimate_json, metrics_json = row
     estimate = json.loads(estimate_json or "{}")
     estimates = run(con, "report/reconcile_estimates", {"id": exp_id}).fetchall()
     currency = estimates[0][2] if estimates else str(estimate.get("currency", "")).upper() or None
@@ -162,6 +161,7 @@ def reconcile(con: Connection, experiment_id: str) -> Reconciliation:
         failed=hidden["failed"],
         assumptions=assumptions,
         other_currencies=[c for c in currencies if c != currency],
+        metrics=json.loads(metrics_json or "{}"),
     )
 
 

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,6 +24,8 @@ from trainledger.runlog.warning import warn
 log = logging.getLogger(__name__)
 
 DEFAULT_METADATA_TIMEOUT_S = 1.0
+DEFAULT_METADATA_RETRIES = 2
+RETRIED = (429, 500, 502, 503, 504)
 LINK_LOCAL_METADATA = "http://169.254.169.254"
 PROBES = ("aws", "gcp", "gpus")
 
@@ -48,10 +51,29 @@ class Placement:
 
 
 def _no_proxy_open(request: urllib.request.Request, timeout: float) -> tuple[bytes, Message]:
-    """Metadata endpoints are link-local: never route them through an HTTP(S)_PROXY."""
+    """Metadata endpoints are link-local: never route them through an HTTP(S)_PROXY.
+
+    A busy metadata server (IMDS throttles with 429, a GCE one restarting answers 503) or a refused
+    connection is retried ``TRAINLEDGER_METADATA_RETRIES`` times (default 2) with backoff, every attempt
+    inside the ``timeout`` the call was given."""
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    with opener.open(request, timeout=timeout) as response:
-        return response.read(), response.headers
+    deadline = time.monotonic() + timeout
+
+    def attempt() -> tuple[bytes, Message]:
+        with opener.open(request, timeout=max(deadline - time.monotonic(), 0.001)) as response:
+            return response.read(), response.headers
+
+    retries = max(0, int(env_float("TRAINLEDGER_METADATA_RETRIES", DEFAULT_METADATA_RETRIES)))
+    for backoff in range(retries):
+        try:
+            return attempt()
+        except urllib.error.HTTPError as exc:
+            if exc.code not in RETRIED:
+                raise
+        except (urllib.error.URLError, TimeoutError, ConnectionError):
+            pass
+        time.sleep(min(0.05 * 2**backoff, max(0.0, deadline - time.monotonic())))
+    return attempt()
 
 
 def _imds_endpoint() -> str:

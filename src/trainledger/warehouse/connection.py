@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -14,7 +15,7 @@ import duckdb
 
 from trainledger.core import queries
 from trainledger.core.config import Config
-from trainledger.core.errors import NotFound, TrainledgerError, WarehouseBusy
+from trainledger.core.errors import NotFound, TrainledgerError, WarehouseBusy, WarehouseFault
 from trainledger.warehouse import schema
 
 Connection = duckdb.DuckDBPyConnection
@@ -47,7 +48,10 @@ def _connect(
             return duckdb.connect(str(path), read_only=read_only, config=settings or {})
         except duckdb.IOException as exc:
             if not _is_lock_error(exc):
-                raise TrainledgerError(f"{path}: cannot open warehouse: {str(exc).splitlines()[0]}") from None
+                fault = warehouse_fault(exc, path)
+                raise fault or TrainledgerError(
+                    f"{path}: cannot open warehouse: {str(exc).splitlines()[0]}"
+                ) from None
             if notify is not None and delay == 0.05:
                 notify(f"waiting up to {timeout_s:g}s for {_holder(exc)} to release the warehouse")
             remaining = deadline - time.monotonic()
@@ -62,6 +66,43 @@ def _connect(
             delay = min(delay * 2, 1.0)
 
 
+_DISK_FULL = re.compile(r"No space left on device|disk is full|Disk full", re.IGNORECASE)
+_DAMAGED = re.compile(r"Corrupt database file|not a valid DuckDB database", re.IGNORECASE)  # DuckDB's own
+_SHORT_READ = re.compile(r"Could not read enough bytes", re.IGNORECASE)  # any file: the warehouse's if named
+_NAMED_FILE = re.compile(r"""file ["']([^"']+)["']""")
+
+
+def warehouse_fault(exc: BaseException, path: Path) -> WarehouseFault | None:
+    """DuckDB's error as the fault it is when the disk is full or the warehouse file is damaged (a
+    truncated copy, a bad block), so it is not mistaken for bad input or an internal error."""
+    text = str(exc)
+    detail = re.sub(r"^[A-Za-z ]*Error: ", "", text.splitlines()[0] if text else type(exc).__name__)
+    named = _NAMED_FILE.search(text)
+    where = named.group(1) if named else str(path)
+    if _DISK_FULL.search(text):
+        return WarehouseFault(
+            f"{where}: no space left on the device ({detail}); free some space and rerun: the run was "
+            "rolled back"
+        )
+    if _DAMAGED.search(text) or (_SHORT_READ.search(text) and named and where.startswith(str(path))):
+        return WarehouseFault(
+            f"{path}: the warehouse file is truncated or corrupt ({detail}); restore it from a backup, or "
+            "move it aside and run `trainledger nightly` to rebuild it from the sources"
+        )
+    return None
+
+
+@contextmanager
+def _faults_named(path: Path) -> Iterator[None]:
+    try:
+        yield
+    except duckdb.Error as exc:
+        fault = warehouse_fault(exc, path)
+        if fault is None:
+            raise
+        raise fault from None
+
+
 def _settings(config: Config) -> Settings:
     """DuckDB settings from ``[warehouse]``: its memory (spilling to disk beyond it) and threads."""
     settings: Settings = {"memory_limit": config.warehouse.memory_limit.replace(" ", "")}
@@ -70,10 +111,16 @@ def _settings(config: Config) -> Settings:
     return settings
 
 
+def progress_bar() -> bool:
+    """DuckDB draws its progress bar on stdout, which carries only data: only a person at a terminal (both
+    streams a terminal) sees one, never a pipe, a file or cron."""
+    return sys.stdout.isatty() and sys.stderr.isatty()
+
+
 def _session(con: Connection) -> None:
-    """UTC for every time without a zone; no progress bar, since stdout carries only data."""
+    """UTC for every time without a zone; the progress bar only at a terminal."""
     con.execute("SET TimeZone = 'UTC'")
-    con.execute("SET enable_progress_bar = false")
+    con.execute(f"SET enable_progress_bar = {str(progress_bar()).lower()}")
 
 
 @contextmanager
@@ -87,6 +134,13 @@ def open_warehouse(
     write-ahead log, spill files) are owner-only too: they hold the same data.
     """
     path = config.warehouse_path()
+    with _faults_named(path):
+        yield from _open(config, path, write=write, notify=notify)
+
+
+def _open(
+    config: Config, path: Path, *, write: bool, notify: Callable[[str], None] | None
+) -> Iterator[Connection]:
     timeout = config.warehouse.lock_timeout_s
     if not write:
         if not path.exists():

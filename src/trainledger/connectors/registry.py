@@ -1,0 +1,42 @@
+"""Every source kind and the module that reads it: the one list the config, ``init`` and the CLI read.
+
+A module is imported only when a source of its kind is configured, so cloud SDKs and readers stay
+unloaded otherwise. A kind's module follows :mod:`trainledger.connectors.contract`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from types import ModuleType
+
+from trainledger.core import queries
+
+KINDS: dict[str, str] = {
+    "aws-cur2": "trainledger.connectors.aws_cur2",
+    "aws-cur": "trainledger.connectors.aws_cur",
+    "aws-focus": "trainledger.connectors.aws_focus",
+    "aws-tags": "trainledger.connectors.aws_tags",
+    "gcp-billing": "trainledger.connectors.gcp_billing",
+    "gcp-catalog": "trainledger.connectors.gcp_catalog",
+    "gcp-labels": "trainledger.connectors.gcp_labels",
+    "focus": "trainledger.connectors.focus",
+    "manual": "trainledger.connectors.manual",
+}
+
+
+def register(kind: str, module: str, query_dir: Path | None = None) -> None:
+    """Add a kind read by ``module`` (a plugin, or a test's toy source); ``query_dir`` holds its
+    ``ingest/normalize_<kind>.sql`` and ``ingest/validate_<kind>.sql`` when they are not in queries/."""
+    KINDS[kind] = module
+    if query_dir is not None:
+        queries.add_directory(query_dir)
+
+
+def unregister(kind: str) -> None:
+    KINDS.pop(kind, None)
+
+
+def module(kind: str) -> ModuleType:
+    """The module of a registered kind (KeyError for another)."""
+    return importlib.import_module(KINDS[kind])

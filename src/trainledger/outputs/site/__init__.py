@@ -1,0 +1,90 @@
+"""The static dashboard site (`trainledger site`, and `[exports] site` in nightly).
+
+A folder of HTML pages with their scripts and styles beside them: no server, no network when viewed,
+publishable to any static host. Pages hold aggregates only (no allocation rows), computed by the same
+report functions as the CLI (``data.py``), and the folder is swapped in whole (``publish.py``).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from trainledger.core.config import Config
+from trainledger.core.reporter import Reporter
+from trainledger.outputs import postmortem
+from trainledger.outputs.site import charts, data, layout, overview, pages, publish
+from trainledger.warehouse.connection import Connection
+
+DEFAULT_EXPERIMENTS = 100
+BACK_LINK = (
+    '<p><a href="../experiments.html">&larr; all experiments</a> · <a href="../index.html">overview</a></p>'
+)
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8", newline="\n")
+
+
+def write_site(
+    con: Connection,
+    config: Config,
+    out: Path,
+    reporter: Reporter,
+    experiments: int | None = DEFAULT_EXPERIMENTS,
+    now: datetime | None = None,
+) -> Path:
+    """Build the site into a temporary folder beside ``out`` and swap it in; returns the index page.
+    ``experiments`` caps the post-mortems (the most recently started first; None: all)."""
+    generated = (now or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
+    charts.plotly_js()  # fail before any work when the charts' library is missing
+    cube = data.read_cube(con)
+    periods = data.periods(cube)
+    with publish.staged(out) as root:
+
+        def page(name: str, title: str, active: str, body: str, depth: int = 0) -> None:
+            _write(root / name, layout.page(title, active, body, generated, depth))
+
+        charts.copy_assets(root / "assets")
+        latest = periods[-1] if periods else None
+        for period in periods:
+            body = overview.render(data.overview(con, config, cube, period), periods, latest or period)
+            title = f"Overview {period}"
+            page(f"overview-{period}.html", title, "index.html", body)
+            if period == latest:
+                page("index.html", title, "index.html", body)
+        if latest is None:
+            page(
+                "index.html",
+                "Overview",
+                "index.html",
+                "<p>No allocations yet: run `trainledger nightly`.</p>",
+            )
+        reporter.detail("overview written")
+        found = data.experiments(con, cube, experiments)
+        for r in found.rows:
+            text = postmortem.html(r).replace("<body>\n", f"<body>\n{BACK_LINK}\n", 1)
+            _write(root / "experiments" / f"{layout.slug(r.experiment_id)}.html", text)
+        page("experiments.html", "Experiments", "experiments.html", pages.experiments_page(found))
+        reporter.detail(f"{len(found.rows)} post-mortem(s) written")
+        names = data.projects(cube)
+        page(
+            "projects.html",
+            "Projects",
+            "projects.html",
+            pages.projects_index(names, cube.rollup(["project"])),
+        )
+        for name in names:
+            body = pages.project_page(data.project(cube, name, found))
+            page(f"projects/{layout.slug(name)}.html", f"Project {name}", "projects.html", body, depth=1)
+        page(
+            "methods.html",
+            "Methods: cost against benefit",
+            "methods.html",
+            pages.methods_page(data.methods(con)),
+        )
+        page("waste.html", "Waste", "waste.html", pages.waste_page(data.waste_page(cube)))
+        page("labels.html", "Labels", "labels.html", pages.labels_page(data.labels(con)))
+    reporter.step(f"wrote the site {out} ({len(periods)} period(s), {len(found.rows)} post-mortem(s))")
+    return out.resolve() / "index.html"

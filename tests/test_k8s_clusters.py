@@ -1,0 +1,148 @@
+"""Shared Kubernetes GPU nodes: EKS split cost allocation rows in CUR 2.0, GKE cost allocation labels.
+
+EKS (fixtures/generate_clusters.py ``write_eks_scenario``): node i-0e5c0000000000a01, a p5.48xlarge at
+$55.04 an hour for 24 hours of 2026-11-10, tagged project=qwen-coder. Its pods' split cost is $6.88 per
+GPU-hour (55.04 / 8), the system pod's $0.64 an hour, and the node's unused capacity is spread over the
+pods so that Σ (split + unused) per hour is the node's hour. Worked out by hand:
+
+exp-eks-sft (4 GPUs, 00-12):   12 h x 27.52 = 330.24, train, qwen-coder, sft (pod labels)
+exp-eks-rl (2 GPUs, 06-18):    12 h x 13.76 = 165.12, rollout, math-reasoner, rl (pod cost-label)
+aws-node system pod (00-24):   24 h x 0.64  = 15.36, no project: unattributed
+node unused, idle qwen-coder:  6 x (55.04 - 28.16) + 6 x (55.04 - 41.92) + 6 x (55.04 - 14.40)
+                               + 6 x (55.04 - 0.64) = 161.28 + 78.72 + 243.84 + 326.40 = 810.24
+sum: 24 x 55.04 = 1320.96, the bill; the pod rows' own cost is 0, the node row is not counted twice.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+import generate_clusters
+from trainledger.attribution.labels import LabelScheme, canonical_key
+from trainledger.cli import cli
+from trainledger.connectors.aws_cur import cur2_name
+from trainledger.core.config import LabelsConfig
+
+EKS_CONFIG = """
+[[sources]]
+name = "cur"
+kind = "aws-cur2"
+uri = "eks-cur2"
+
+[experiments]
+uri = "experiments.jsonl"
+
+[labels]
+experiment = ["experiment", "trainledger.io/experiment"]
+composite = ["cost-label", "trainledger.io/cost-label"]
+"""
+
+GKE_CONFIG = """
+[[sources]]
+name = "gke"
+kind = "gcp-billing"
+uri = "gke-billing"
+
+[labels]
+project_fallback = "k8s-namespace"
+"""
+
+
+def nightly(root: Path, config: str) -> Path:
+    (root / "trainledger.toml").write_text(config, encoding="utf-8")
+    result = CliRunner().invoke(
+        cli, ["--config", str(root / "trainledger.toml"), "nightly"], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.stderr
+    return root
+
+
+def query(root: Path, sql: str) -> list[tuple[Any, ...]]:
+    with duckdb.connect(str(root / ".trainledger" / "ledger.duckdb"), read_only=True) as con:
+        return con.execute(sql).fetchall()
+
+
+BY_KEY = (
+    "SELECT coalesce(experiment_id, '-'), coalesce(phase, '-'), coalesce(project, '-'), coalesce(method, '-'), "
+    "rule, sum(billed_cost), sum(effective_cost) FROM allocations GROUP BY ALL ORDER BY 1, 2, 3, 5"
+)
+
+
+@pytest.fixture(scope="module")
+def eks(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("eks")
+    generate_clusters.write_eks_scenario(root)
+    return nightly(root, EKS_CONFIG)
+
+
+def test_pods_take_their_split_cost_and_the_node_keeps_its_idle(eks: Path) -> None:
+    d = Decimal
+    assert query(eks, BY_KEY) == [
+        ("-", "-", "-", "-", "unattributed", d("15.36"), d("15.36")),
+        ("-", "idle", "qwen-coder", "-", "idle", d("810.24"), d("810.24")),
+        ("exp-eks-rl", "rollout", "math-reasoner", "rl", "tag", d("165.12"), d("165.12")),
+        ("exp-eks-sft", "train", "qwen-coder", "sft", "tag", d("330.24"), d("330.24")),
+    ]
+
+
+def test_the_node_is_never_counted_twice(eks: Path) -> None:
+    table = pq.read_table(next((eks / "eks-cur2" / "data").rglob("*.parquet"))).to_pylist()
+    invoice = sum(Decimal(repr(r["line_item_unblended_cost"])) for r in table)
+    restated = sum(Decimal(repr(r["split_line_item_split_cost"] or 0)) for r in table)
+    assert invoice == Decimal("1320.96") and restated > 0
+    [(charges, allocated)] = query(
+        eks, "SELECT (SELECT sum(billed_cost) FROM charges), (SELECT sum(effective_cost) FROM allocations)"
+    )
+    assert charges == allocated == invoice  # not invoice + the pods' split cost
+    kinds = query(eks, "SELECT resource_type, count(*) FROM charges GROUP BY 1 ORDER BY 1")
+    assert kinds == [("k8s-node", 24), ("k8s-pod", 48)]
+
+
+def test_reconcile_a_run_in_pods(eks: Path) -> None:
+    result = CliRunner().invoke(
+        cli, ["--config", str(eks / "trainledger.toml"), "reconcile", "exp-eks-sft", "--format", "json"]
+    )
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["provisional"] is False
+    assert report["totals"]["realized"] == "330.24"
+    # the node's unused capacity while the run was on it (00-12): 6 x 26.88 + 6 x 13.12
+    assert report["waste"]["idle"] == "240.00"
+
+
+def test_legacy_cur_split_columns_land_on_the_same_names() -> None:
+    assert cur2_name("splitLineItem/ParentResourceId") == "split_line_item_parent_resource_id"
+    assert cur2_name("splitLineItem/SplitCost") == "split_line_item_split_cost"
+    assert cur2_name("splitLineItem/UnusedCost") == "split_line_item_unused_cost"
+    assert cur2_name("splitLineItem/PublicOnDemandSplitCost") == "split_line_item_public_on_demand_split_cost"
+
+
+def test_gke_labels_namespace_fallback_and_system_namespaces(tmp_path: Path) -> None:
+    generate_clusters.write_gke_scenario(tmp_path)
+    nightly(tmp_path, GKE_CONFIG)
+    d = Decimal
+    # 3 days: training 100/day (k8s-label/cost-label, k8s-label/experiment), math-reasoner 40/day (project
+    # from its namespace, phase/method from pod labels), kube:unallocated 25 + kube:system-overhead 5 a day
+    assert query(tmp_path, BY_KEY) == [
+        ("-", "-", "-", "-", "unattributed", d("90.00"), d("90.00")),
+        ("-", "eval", "math-reasoner", "rl", "tag", d("120.00"), d("120.00")),
+        ("exp-gke-sft", "train", "qwen-coder", "sft", "tag", d("300.00"), d("300.00")),
+    ]
+
+
+def test_kubernetes_label_keys_fold_to_the_scheme() -> None:
+    assert canonical_key("k8s-label/cost-label") == "cost_label"
+    assert canonical_key("user_trainledger.io/project") == canonical_key("trainledger.io/project")
+    scheme = LabelScheme(LabelsConfig(project=["project"], project_fallback=["k8s-namespace"]))
+    resolved = scheme.resolve({"k8s-namespace": "team-a", "k8s-label/cost-label": "qwen-coder-train-sft"})
+    assert (resolved.project, resolved.phase, resolved.method) == ("qwen-coder", "train", "sft")
+    assert scheme.resolve({"k8s-namespace": "team-a"}).project == "team-a"
+    assert scheme.resolve({"k8s-namespace": "kube:unallocated"}).status == "untagged"

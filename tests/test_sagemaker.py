@@ -1,0 +1,50 @@
+"""SageMaker training jobs and HyperPod clusters: categories by usage type, the job as the experiment id."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from bills import PERIOD_END, Charge, add_charges, at, warehouse
+from trainledger.attribution import allocations
+from trainledger.attribution.categories import Categorizer
+from trainledger.core.config import CategoriesConfig, Config
+from trainledger.core.reporter import Silent
+
+
+@pytest.mark.parametrize(
+    ("usage_type", "category"),
+    [
+        ("USE1-Train:ml.p4d.24xlarge", "compute"),  # training job instance-hours
+        ("USE1-Train:VolumeUsage.gp2", "storage"),  # its ML storage volume
+        ("USE1-Cluster:ml.p5.48xlarge", "compute"),  # HyperPod cluster instance-hours
+        ("USE1-Cluster:VolumeUsage.gp2", "storage"),
+        ("USE1-Notebk:ml.t3.medium", "compute"),
+    ],
+)
+def test_sagemaker_usage_types(usage_type: str, category: str) -> None:
+    assert Categorizer(CategoriesConfig()).categorize("Amazon SageMaker", usage_type) == (category, True)
+
+
+def test_a_training_job_tag_is_the_experiment() -> None:
+    con = warehouse()
+    job = {"user_sagemaker:training-job-name": "exp-sm-7", "user_cost-label": "qwen-coder-train-sft"}
+    add_charges(
+        con,
+        [
+            Charge("train", Decimal("65.8872"), at(0), at(2), "arn:aws:sagemaker:us-east-1:1:training-job/exp-sm-7",
+                   job, service_name="Amazon SageMaker", usage_type="USE1-Train:ml.p4d.24xlarge"),
+            Charge("volume", Decimal("0.28"), at(0), PERIOD_END, None, job, service_name="Amazon SageMaker",
+                   usage_type="USE1-Train:VolumeUsage.gp2"),
+        ],
+    )  # fmt: skip
+    config = Config.model_validate({"labels": {"experiment": ["experiment", "sagemaker:training-job-name"]}})
+    allocations.attribute(con, config, Silent())
+    rows = con.execute(
+        "SELECT experiment_id, project, phase, method, cost_category, effective_cost FROM allocations ORDER BY 6"
+    ).fetchall()
+    assert rows == [
+        ("exp-sm-7", "qwen-coder", "train", "sft", "storage", Decimal("0.28")),
+        ("exp-sm-7", "qwen-coder", "train", "sft", "compute", Decimal("65.8872")),
+    ]
