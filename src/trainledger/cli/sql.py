@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from trainledger.cli.options import examples
 from trainledger.core import queries
 from trainledger.core.errors import TrainledgerError
 from trainledger.outputs import export
@@ -21,7 +22,12 @@ def _composed(name: str) -> str | None:
     return None
 
 
-@click.command("sql")
+@click.command(
+    "sql",
+    epilog=examples(
+        "trainledger sql --dialect spark attribute/allocate", "trainledger sql --dialect trino report/cost_by"
+    ),
+)
 @click.option("--dialect", type=click.Choice(dialects.DIALECTS), default="spark", show_default=True)
 @click.argument("name")
 def sql(dialect: str, name: str) -> None:

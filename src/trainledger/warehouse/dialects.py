@@ -10,6 +10,7 @@ own body for a macro or a DuckDB function lives in ``queries/engines/<dialect>/m
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 
@@ -193,6 +194,16 @@ def statement(name: str, dialect: str) -> exp.Expr:
     return parse(queries.load(name), dialect)
 
 
+def _source(name: str) -> tuple[str, str]:
+    """A query file's text for review and the dialect it is written in: its ``{{slot}}``s (filled by
+    connectors/sql.py at run time) shown as placeholders, ``slot_<name>`` (a select list: ``*``)."""
+    text = queries.load(name)
+    body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("--"))
+    body = re.sub(r"\{\{(\w+)\}\}", lambda m: "*" if m.group(1) == "select" else f"slot_{m.group(1)}", body)
+    written = "bigquery" if text.startswith("-- BigQuery") else "duckdb"
+    return body, written
+
+
 def render(tree: exp.Expr, dialect: str) -> tuple[str, list[str]]:
     """SQL text of ``dialect``, and what SQLGlot could not translate (for a reviewer to see)."""
     generator = Dialect.get_or_raise(dialect).generator(
@@ -212,10 +223,15 @@ def transpile(name: str, dialect: str, sql: str | None = None) -> str:
         header.append(
             f"-- {dialect} override (queries/engines/{dialect}/{name}.sql): {OVERRIDES[dialect][name]}"
         )
-    if sql is None and name not in OVERRIDES.get(dialect, {}) and ";" in _body(queries.load(name)):
-        trees = [_rewrite(t, dialect) for t in sqlglot.parse(queries.load(name), read="duckdb") if t]
+    text, written = _source(name)
+    if sql is not None:
+        trees = [parse(sql, dialect)]
+    elif name in OVERRIDES.get(dialect, {}):
+        trees = [statement(name, dialect)]
     else:
-        trees = [statement(name, dialect) if sql is None else parse(sql, dialect)]
+        trees = [_rewrite(t, dialect) for t in sqlglot.parse(text, read=written) if t]
+    if "{{" in _body(queries.load(name)):
+        header.append("-- Slots ({{...}}, filled by connectors/sql.py when it runs) shown as slot_<name>.")
     parts = []
     for tree in trees:
         found = table_macro(tree)

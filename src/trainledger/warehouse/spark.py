@@ -143,15 +143,21 @@ class SparkWarehouse:
         """Run one statement where its tables live (``name``: the query it came from, if any)."""
         if not self._maybe_spark(sql, name) or isinstance(params, Sequence):
             return self._duck(sql, params)
-        tree = dialects.statement(name, "spark") if name else dialects.parse(sql, "spark")
+        try:
+            tree = dialects.statement(name, "spark") if name else dialects.parse(sql, "spark")
+        except sqlglot.ParseError:
+            if name:
+                raise
+            return self._duck(sql, params)  # DuckDB-only syntax (an ingest step): DuckDB's statement
         return self._route(tree, sql, params or {}, name)
 
     # --- routing ------------------------------------------------------------------------------------
     def _maybe_spark(self, sql: str, name: str | None) -> bool:
         if name and name.split("/")[0] in SPARK_STAGES:
             return True
-        words = set(re.findall(r"\w+", sql.lower()))
-        return bool(_BIG_WORDS.search(sql)) or bool(words & self.temps) or bool(words & set(self.macros))
+        code = re.sub(r"--[^\n]*", " ", sql)
+        words = set(re.findall(r"\w+", code.lower()))
+        return bool(_BIG_WORDS.search(code)) or bool(words & self.temps) or bool(words & set(self.macros))
 
     def _duck(self, sql: str, params: Any) -> Any:
         if _WRITES_CHARGES.search(sql):
