@@ -50,7 +50,11 @@ def session(config: Config) -> SparkSession:
         raise TrainledgerError(
             '[warehouse] engine = "spark" needs pyspark: pip install "trainledger[spark]" (and a Java 17 runtime)'
         ) from None
-    builder = SparkSession.builder.master(config.warehouse.master).appName("trainledger")
+    master = config.warehouse.master
+    connect = master.startswith("sc://")  # Spark Connect: a remote session, no SparkContext here
+    builder = (
+        SparkSession.builder.remote(master) if connect else SparkSession.builder.master(master)
+    ).appName("trainledger")
     settings = {
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.ansi.enabled": "true",  # overflow raises, never wraps or rounds silently
@@ -60,6 +64,8 @@ def session(config: Config) -> SparkSession:
     for key, value in settings.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
+    if connect:
+        return spark
     spark.sparkContext.setLogLevel("ERROR")
     return spark.newSession()
 
