@@ -58,6 +58,26 @@ SPARK_REWRITES = {
 _ATOMS = (exp.Column, exp.Identifier, exp.Literal, exp.Func, exp.Paren, exp.Cast, exp.Placeholder)
 
 
+# For the engines still on paper: DuckDB constructs that SQLGlot turns into something that runs but means
+# another thing (or not at all), found in a query's DuckDB text and named in the header `trainledger sql`
+# prints, so that a reviewer does not take the text as ready.
+ON_PAPER = {
+    "trino": {
+        r"//": "`//` becomes a DOUBLE division truncated to BIGINT: not exact beyond 2^53",
+        r"\bHUGEINT\b|\bto_units\(": "HUGEINT stays INT128, which Trino does not have",
+        r"GROUP BY ALL": "Trino's GROUP BY ALL is a set quantifier, not 'every non-aggregate column'",
+        r"\b(lcm|gcd)\(": "no gcd/lcm function",
+        r"AS TABLE": "a table macro: Trino's SQL routines are scalar only",
+    },
+    "bigquery": {
+        r"\bHUGEINT\b|\bto_units\(": "HUGEINT stays INT128: BIGNUMERIC would hold the unit arithmetic",
+        r"\b(lcm|gcd)\(": "no gcd/lcm function (a JavaScript or SQL UDF)",
+        r"AS TABLE": "a table macro: a table function in BigQuery",
+        r"\bhash\(": "DuckDB's hash(): FARM_FINGERPRINT in BigQuery",
+    },
+}
+
+
 @dataclass(frozen=True)
 class Macro:
     params: tuple[str, ...]
@@ -232,6 +252,12 @@ def transpile(name: str, dialect: str, sql: str | None = None) -> str:
         trees = [_rewrite(t, dialect) for t in sqlglot.parse(text, read=written) if t]
     if "{{" in _body(queries.load(name)):
         header.append("-- Slots ({{...}}, filled by connectors/sql.py when it runs) shown as slot_<name>.")
+    code = _body(queries.load(name)) if sql is None else sql
+    header.extend(
+        f"-- ON PAPER for {dialect}: {why}"
+        for found, why in ON_PAPER.get(dialect, {}).items()
+        if re.search(found, code, re.IGNORECASE)
+    )
     parts = []
     for tree in trees:
         found = table_macro(tree)
