@@ -135,8 +135,9 @@ class SparkTables:
 
     # --- a transaction ------------------------------------------------------------------------------
     def begin(self) -> None:
-        self.staged.clear()
-        self.published.clear()
+        """Start from the committed tables; charges published from DuckDB's committed rows are kept."""
+        for table in [t for t in self.staged if t not in self.published]:
+            del self.staged[table]
 
     def insert(self, table: str, rows: DataFrame) -> None:
         """Append the statement's rows, by position as DuckDB's INSERT without a column list."""
@@ -146,8 +147,8 @@ class SparkTables:
         self.staged[table] = self._typed(table, rows).localCheckpoint()
 
     def rollback(self) -> None:
-        self.staged.clear()
-        self.published.clear()
+        """Back to the committed tables; a publication of charges stays unless DuckDB's rows now differ."""
+        self.begin()
         self.charges_stale = self.charges_fingerprint != self._fingerprint()
 
     def commit(self, write: bool) -> None:
