@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import sqlglot
@@ -243,15 +244,10 @@ class SparkWarehouse:
         return self.spark.sql(text, args=args)
 
     def _register_views(self) -> None:
+        """The big tables as temporary views of their names, and the view ``allocations`` over them
+        (a temporary view resolves the views it names when read, so it follows every change)."""
         self.tables.register()
-        view = next(
-            s
-            for s in sqlglot.parse(queries.load("schema/warehouse"), read="duckdb")
-            if isinstance(s, exp.Create) and s.kind == "VIEW" and s.this.name == "allocations"
-        )
-        self._df(exp.select("1"), None)  # the session is ready
-        text, _ = dialects.render(view.expression, "spark")
-        self.spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW allocations AS {text}")
+        self.spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW allocations AS {_allocations_view()}")
 
     def _upload(self, tree: exp.Expr) -> None:
         """Send the DuckDB tables the statement reads (small by design) up as temporary views."""
@@ -262,6 +258,17 @@ class SparkWarehouse:
                 table
             )
             self.uploaded[table] = self.epoch
+
+
+@cache
+def _allocations_view() -> str:
+    """The query of the view ``allocations`` (queries/schema/warehouse.sql) as Spark SQL."""
+    view = next(
+        s
+        for s in sqlglot.parse(queries.load("schema/warehouse"), read="duckdb")
+        if isinstance(s, exp.Create) and s.kind == "VIEW" and s.this.name == "allocations"
+    )
+    return dialects.render(view.expression, "spark")[0]
 
 
 def _arrow(df: DataFrame) -> pa.Table:
