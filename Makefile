@@ -6,6 +6,10 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO := fixtures/demo
 ROWS ?= 1000000
+ENGINE ?= duckdb
+comma := ,
+# Spark's tests need a Java runtime: where one is installed, the venv gets pyspark too (trainledger[spark]).
+EXTRAS := dev$(if $(shell command -v java 2>/dev/null),$(comma)spark)
 
 .PHONY: install demo test check lint format typecheck bench clean postmortem-screenshot focus-validator
 
@@ -21,7 +25,7 @@ FOCUS_STAMP := $(FOCUS_VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -90,6 +94,7 @@ check: lint typecheck test
 clean:
 	rm -rf $(VENV) $(FOCUS_VENV) $(DEMO) .pytest_cache .ruff_cache .mypy_cache
 
-# Not part of `make test`: `make bench ROWS=1000000,10000000 BENCHFLAGS=--profile` (see BENCHMARKS.md).
+# Not part of `make test`: `make bench ROWS=1000000,10000000 BENCHFLAGS=--profile` (see BENCHMARKS.md);
+# `make bench ENGINE=spark ROWS=1000000` runs trainledger on Spark, local[1] then local[2].
 bench: $(STAMP)
-	$(BIN)/python bench/run.py --rows $(ROWS) $(BENCHFLAGS)
+	$(BIN)/python bench/run.py --rows $(ROWS) --engine $(ENGINE) $(BENCHFLAGS)

@@ -11,6 +11,9 @@ for every experiment). ``--proportional`` then attributes the same warehouse aga
 ``--profile`` then times every SQL statement of ingest, attribute and export in-process, slowest first.
 Each step's CPU time (user + sys, from wait4) is shown beside its wall time: on a shared machine it
 varies less.
+
+``--engine spark`` runs the trainledger steps with ``[warehouse] engine = "spark"`` once per ``--masters``
+entry (``local[1]``, ``local[2]``: how time changes with the cores Spark may use); the baselines stay DuckDB.
 """
 
 from __future__ import annotations
@@ -107,7 +110,18 @@ dir = "exports"
 """
 
 
-def prepare(rows: int, data: Path) -> tuple[Path, list[str]]:
+def spark_config(master: str) -> str:
+    """The run folder's config for Spark: the master, and as many shuffle partitions as cores."""
+    cores = master.removeprefix("local[").removesuffix("]")
+    partitions = cores if cores.isdigit() else str(os.cpu_count() or 2)
+    return (
+        f'[warehouse]\nengine = "spark"\nmaster = "{master}"\n'
+        f'spark_conf = {{ "spark.sql.shuffle.partitions" = "{partitions}", "spark.ui.enabled" = "false", '
+        '"spark.driver.memory" = "2g" }\n'
+    )
+
+
+def prepare(rows: int, data: Path, master: str | None = None) -> tuple[Path, list[str]]:
     """The generated month (made once per size and kept) and a fresh run folder pointing at it."""
     folder = data / str(rows)
     if not (folder / "experiments.jsonl").exists():
@@ -122,12 +136,12 @@ def prepare(rows: int, data: Path) -> tuple[Path, list[str]]:
     run.mkdir()
     for name in ("cur", "experiments.jsonl"):
         (run / name).symlink_to(folder / name)
-    (run / "trainledger.toml").write_text(CONFIG, encoding="utf-8")
+    (run / "trainledger.toml").write_text((spark_config(master) if master else "") + CONFIG, encoding="utf-8")
     return run, files
 
 
-def bench(rows: int, data: Path, proportional: bool = False) -> list[Step]:
-    run, files = prepare(rows, data)
+def bench(rows: int, data: Path, proportional: bool = False, master: str | None = None) -> list[Step]:
+    run, files = prepare(rows, data, master)
     tl = str(BIN / "trainledger")
     steps = [
         measure(COPY, [sys.executable, "-c", BASELINE_COPY, str(run / "copy.duckdb"), *files], run),
@@ -281,12 +295,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--proportional", action="store_true", help='Also attribute with shared = "proportional" and compare.'
     )
+    parser.add_argument("--engine", choices=("duckdb", "spark"), default="duckdb")
+    parser.add_argument("--masters", default="local[1],local[2]", help="With --engine spark: Spark masters.")
     args = parser.parse_args(argv)
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} CPUs, "
         f"{os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB RAM, "
         f"Python {platform.python_version()}, DuckDB {_duckdb_version()}, {platform.platform()}"
     )
+    if args.engine == "spark":
+        for rows in (int(r) for r in args.rows.split(",")):
+            for master in args.masters.split(","):
+                print(f"engine: spark, master {master}")
+                print(
+                    report(rows, median([bench(rows, args.data, master=master) for _ in range(args.repeat)])),
+                    flush=True,
+                )
+                print()
+        return 0
     results = {}
     for rows in (int(r) for r in args.rows.split(",")):
         results[rows] = median([bench(rows, args.data, args.proportional) for _ in range(args.repeat)])

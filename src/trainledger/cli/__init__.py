@@ -114,7 +114,7 @@ def _leaves(command: click.Command) -> list[click.Command]:
 
 def _register() -> None:
     """Add every command, each accepting the global options after its name too."""
-    from trainledger.cli import batch, estimates, job_log, reports, runs, site
+    from trainledger.cli import batch, estimates, job_log, reports, runs, site, sql
 
     for command in (
         batch.init,
@@ -131,6 +131,7 @@ def _register() -> None:
         job_log.log_group,
         runs.runs,
         site.site,
+        sql.sql,
     ):
         cli.add_command(command)
         for leaf in _leaves(command):

@@ -52,6 +52,14 @@ class WarehouseConfig(Strict):
     # Bounded by default so a nightly job on a tens-of-millions-row month leaves the machine usable.
     memory_limit: str = Field(default="1GB", pattern=r"^\s*\d+(\.\d+)?\s*([KMGT]i?B)\s*$")
     threads: int | None = Field(default=None, ge=1)  # DuckDB's default: one per core
+    # "spark": the bill's big tables (charges, allocations) on Apache Spark, the rest in the DuckDB file.
+    engine: Literal["duckdb", "spark"] = "duckdb"
+    master: str = (
+        "local[*]"  # Spark's master: local[N], yarn, spark://host:7077, or sc://host (Spark Connect)
+    )
+    location: str | None = None  # folder of Spark's tables; default: "spark" next to the DuckDB file
+    table_format: Literal["parquet"] = "parquet"
+    spark_conf: dict[str, str] = Field(default_factory=dict)  # extra Spark settings (s3a, memory, partitions)
 
 
 class SourceOptions(Strict):

@@ -31,9 +31,11 @@ def add_directory(path: Path) -> None:
 
 
 def names() -> list[str]:
-    """Every query's name, ``<folder>/<file stem>``, sorted."""
+    """Every query's name, ``<folder>/<file stem>``, sorted; ``engines/`` holds other engines' overrides
+    of some of them (``warehouse/dialects.py``), not queries of their own."""
     root = directory()
-    return sorted(p.relative_to(root).with_suffix("").as_posix() for p in root.rglob("*.sql"))
+    found = (p.relative_to(root).with_suffix("").as_posix() for p in root.rglob("*.sql"))
+    return sorted(name for name in found if not name.startswith("engines/"))
 
 
 @cache

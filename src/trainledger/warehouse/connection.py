@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import duckdb
 
@@ -151,7 +151,7 @@ def _open(
         try:
             _session(con)
             schema.check(con, path)
-            yield con
+            yield _engine(con, config, write=False)
         finally:
             con.close()
         return
@@ -165,11 +165,21 @@ def _open(
                 os.chmod(path, 0o600)
             _session(con)
             schema.create(con, path)
-            yield con
+            yield _engine(con, config, write=True)
         finally:
             con.close()
     finally:
         os.umask(old_umask)
+
+
+def _engine(con: Connection, config: Config, write: bool) -> Connection:
+    """The connection the pipeline uses: DuckDB's own, or with ``[warehouse] engine = "spark"`` a stand-in
+    that runs the statements over the bill's big tables on Spark (``warehouse/spark.py``)."""
+    if config.warehouse.engine != "spark":
+        return con
+    from trainledger.warehouse.spark import SparkWarehouse
+
+    return cast(Connection, SparkWarehouse(con, config, write))
 
 
 @contextmanager
@@ -210,7 +220,10 @@ def insert_rows(con: Connection, table: str, rows: Sequence[Sequence[Any]]) -> N
 
 
 def run(con: Connection, name: str, params: dict[str, Any] | None = None) -> duckdb.DuckDBPyConnection:
-    """Execute the named query file with DuckDB named parameters."""
+    """Execute the named query file with DuckDB named parameters (on Spark, by its name: an engine may
+    have its own version of it)."""
+    if not isinstance(con, duckdb.DuckDBPyConnection):
+        return cast(duckdb.DuckDBPyConnection, con.execute(queries.load(name), params or {}, name=name))
     return con.execute(queries.load(name), params or {})
 
 

@@ -1,0 +1,289 @@
+"""``[warehouse] engine = "spark"``: the bill's big tables on Apache Spark, the rest in the DuckDB file.
+
+The pipeline keeps calling what it calls on DuckDB (``run(con, name, params)``, ``con.execute``,
+``con.sql``); this stand-in for the connection decides where each statement runs. A statement that reads or
+writes the bill's big tables (``charges``, ``charge_kinds``, ``allocation_rows``, the view ``allocations``),
+or a temporary table built on Spark, runs on Spark, transpiled (``warehouse/dialects.py``); everything else
+(the run ledger, the experiment log, label sets, estimates) stays in the DuckDB file. Small tables a Spark
+statement reads go up from DuckDB as temporary views; only a statement's result comes back (a report, an
+export's sums, a check), never a month of rows.
+
+Writes to the big tables are staged in the Spark session and reach storage on commit only, each table in a
+new location and then the pointer swapped (``warehouse/spark_tables.py``): a killed run leaves the previous
+state. Until the connectors read bills on Spark, ingest writes ``charges`` in DuckDB and the changed table is
+published to Spark's storage before a Spark statement reads it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+import sqlglot
+from sqlglot import exp
+
+from trainledger.core import queries
+from trainledger.core.config import Config
+from trainledger.core.errors import TrainledgerError
+from trainledger.warehouse import dialects
+from trainledger.warehouse.spark_tables import SparkTables
+
+if TYPE_CHECKING:
+    import duckdb
+    import pyarrow as pa
+    from pyspark.sql import DataFrame, SparkSession
+
+BIG = ("charges", "charge_kinds", "allocation_rows")
+# The stages whose named queries read the bill itself (charges) on Spark.
+SPARK_STAGES = {"attribute", "checks", "report", "export"}
+_WRITES_CHARGES = re.compile(r"\b(INSERT\s+INTO|DELETE\s+FROM|UPDATE)\s+charges\b", re.IGNORECASE)
+_BIG_WORDS = re.compile(r"\b(allocations|allocation_rows|charge_kinds)\b", re.IGNORECASE)
+
+
+def session(config: Config) -> SparkSession:
+    """The process's Spark session for ``[warehouse] master`` (started once; each warehouse opens its own
+    child session, so temporary views never leak from one command to the next)."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise TrainledgerError(
+            '[warehouse] engine = "spark" needs pyspark: pip install "trainledger[spark]" (and a Java 17 runtime)'
+        ) from None
+    master = config.warehouse.master
+    connect = master.startswith("sc://")  # Spark Connect: a remote session, no SparkContext here
+    builder = (
+        SparkSession.builder.remote(master) if connect else SparkSession.builder.master(master)
+    ).appName("trainledger")
+    settings = {
+        "spark.sql.session.timeZone": "UTC",
+        "spark.sql.ansi.enabled": "true",  # overflow raises, never wraps or rounds silently
+        "spark.ui.showConsoleProgress": "false",  # stdout carries data only
+        **config.warehouse.spark_conf,
+    }
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    if connect:
+        return spark
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark.newSession()
+
+
+class SparkResult:
+    """What a Spark statement returned, shaped as the DuckDB cursor the callers read."""
+
+    def __init__(self, table: pa.Table | None) -> None:
+        self.table = table
+        self._rows: Iterator[tuple[Any, ...]] | None = None
+
+    @property
+    def description(self) -> list[tuple[str]] | None:
+        return None if self.table is None else [(name,) for name in self.table.column_names]
+
+    def _iter(self) -> Iterator[tuple[Any, ...]]:
+        if self._rows is None:
+            columns = [] if self.table is None else [c.to_pylist() for c in self.table.columns]
+            self._rows = iter(zip(*columns, strict=True)) if columns else iter(())
+        return self._rows
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        return list(self._iter())
+
+    def fetchone(self) -> tuple[Any, ...] | None:
+        return next(self._iter(), None)
+
+    def fetchmany(self, size: int) -> list[tuple[Any, ...]]:
+        rows = self._iter()
+        return [row for _, row in zip(range(size), rows, strict=False)]
+
+    def pl(self) -> Any:
+        import polars as pl
+
+        return pl.from_arrow(self.table)
+
+    def to_arrow_table(self) -> pa.Table | None:
+        return self.table
+
+
+class SparkWarehouse:
+    """The DuckDB connection's stand-in: routes each statement to Spark or DuckDB (see the module)."""
+
+    def __init__(self, duck: duckdb.DuckDBPyConnection, config: Config, write: bool) -> None:
+        self.duck = duck
+        self.spark = session(config)
+        self.tables = SparkTables(self.spark, config, duck)
+        self.write = write
+        self.temps: set[str] = set()  # temporary tables built on Spark in this session
+        self.macros: dict[str, dialects.Macro] = {}  # table macros, inlined where called
+        self.uploaded: dict[str, int] = {}  # DuckDB table -> the DuckDB write epoch it was uploaded at
+        self.epoch = 0
+        self._register_views()
+
+    # --- the DuckDB surface the pipeline uses -------------------------------------------------------
+    def __getattr__(self, name: str) -> Any:
+        if name == "from_arrow":  # insert_rows: a DuckDB table changes
+            self.epoch += 1
+        return getattr(self.duck, name)
+
+    def begin(self) -> None:
+        self.duck.begin()
+        self.tables.begin()
+
+    def commit(self) -> None:
+        self.tables.commit(self.write)  # Spark's tables first: their pointer swap is the commit point
+        self.duck.commit()
+
+    def rollback(self) -> None:
+        self.tables.rollback()
+        self._register_views()
+        self.duck.rollback()
+
+    def close(self) -> None:
+        self.duck.close()
+
+    def sql(self, sql: str, params: dict[str, Any] | None = None) -> Any:
+        return self.execute(sql, params)
+
+    def execute(self, sql: str, params: Any = None, name: str | None = None) -> Any:
+        """Run one statement where its tables live (``name``: the query it came from, if any)."""
+        if not self._maybe_spark(sql, name) or isinstance(params, Sequence):
+            return self._duck(sql, params)
+        try:
+            tree = dialects.statement(name, "spark") if name else dialects.parse(sql, "spark")
+        except sqlglot.ParseError:
+            if name:
+                raise
+            return self._duck(sql, params)  # DuckDB-only syntax (an ingest step): DuckDB's statement
+        return self._route(tree, sql, params or {}, name)
+
+    # --- routing ------------------------------------------------------------------------------------
+    def _maybe_spark(self, sql: str, name: str | None) -> bool:
+        if name and name.split("/")[0] in SPARK_STAGES:
+            return True
+        code = re.sub(r"--[^\n]*", " ", sql)
+        words = set(re.findall(r"\w+", code.lower()))
+        return bool(_BIG_WORDS.search(code)) or bool(words & self.temps) or bool(words & set(self.macros))
+
+    def _duck(self, sql: str, params: Any) -> Any:
+        if _WRITES_CHARGES.search(sql):
+            self.tables.charges_changed()
+        if not sql.lstrip().upper().startswith(("SELECT", "WITH")):
+            self.epoch += 1
+        return self.duck.execute(sql, params) if params is not None else self.duck.execute(sql)
+
+    def _route(self, tree: exp.Expr, sql: str, params: dict[str, Any], name: str | None) -> Any:
+        found = dialects.table_macro(tree)
+        if found:
+            self.macros[found[0]] = found[1]
+            return SparkResult(None)
+        tree = self._inline(tree)
+        big = set(BIG) | {"allocations"} | self.temps
+        if isinstance(tree, exp.Insert | exp.Delete):
+            target = tree.this.this.name if isinstance(tree.this, exp.Schema) else tree.this.name
+            if target not in big:
+                return self._duck(sql, params)
+        elif isinstance(tree, exp.Create):
+            if not (name and name.split("/")[0] in SPARK_STAGES):
+                return self._duck(sql, params)
+        else:
+            stage_reads_bill = bool(name and name.split("/")[0] in SPARK_STAGES)
+            if not (_tables(tree) & (big if stage_reads_bill else big - {"charges"})):
+                return self._duck(sql, params)
+        return self._spark(tree, params)
+
+    def _inline(self, tree: exp.Expr) -> exp.Expr:
+        """Replace each call of a table macro in FROM/JOIN by its body, as a subquery."""
+
+        def inline(node: exp.Expr) -> exp.Expr:
+            call = node.this if isinstance(node, exp.Table) else None
+            if not isinstance(call, exp.Anonymous) or call.name.lower() not in self.macros:
+                return node
+            macro = self.macros[call.name.lower()]
+            args = dict(zip(macro.params, call.expressions, strict=True))
+            body = macro.body.copy().transform(
+                lambda n: (
+                    args[n.name].copy() if isinstance(n, exp.Column) and not n.table and n.name in args else n
+                )
+            )
+            return exp.Subquery(this=self._inline(body), alias=node.args.get("alias"))
+
+        return tree.transform(inline)
+
+    # --- Spark --------------------------------------------------------------------------------------
+    def _spark(self, tree: exp.Expr, params: dict[str, Any]) -> SparkResult:
+        if self.tables.charges_stale:
+            self.tables.register()
+        self._upload(tree.expression if isinstance(tree, exp.Create) else tree)
+        used = {p.name for p in tree.find_all(exp.Placeholder)}
+        args = {k: v for k, v in params.items() if k in used} or None
+        if isinstance(tree, exp.Insert):
+            self.tables.insert(tree.this.name, self._df(tree.expression, args))
+            self._register_views()
+            return SparkResult(None)
+        if isinstance(tree, exp.Delete):
+            where = tree.args["where"].this
+            kept = (
+                exp.select("*")
+                .from_(tree.this.name)
+                .where(exp.not_(exp.func("coalesce", where, exp.false())))
+            )
+            self.tables.replace(tree.this.name, self._df(kept, args))
+            self._register_views()
+            return SparkResult(None)
+        if isinstance(tree, exp.Create):
+            table = tree.this.name.lower()
+            self._df(tree.expression, args).localCheckpoint().createOrReplaceTempView(table)
+            self.temps.add(table)
+            return SparkResult(None)
+        return SparkResult(_arrow(self._df(tree, args)))
+
+    def _df(self, tree: exp.Expr, args: dict[str, Any] | None) -> DataFrame:
+        text, _ = dialects.render(tree, "spark")
+        return self.spark.sql(text, args=args)
+
+    def _register_views(self) -> None:
+        """The big tables as temporary views of their names, and the view ``allocations`` over them
+        (a temporary view resolves the views it names when read, so it follows every change)."""
+        self.tables.register()
+        self.spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW allocations AS {_allocations_view()}")
+
+    def _upload(self, tree: exp.Expr) -> None:
+        """Send the DuckDB tables the statement reads (small by design) up as temporary views."""
+        for table in _tables(tree) - set(BIG) - {"allocations"} - self.temps:
+            if self.uploaded.get(table) == self.epoch:
+                continue
+            self.tables.frame(self.tables.duck_arrow(f'SELECT * FROM "{table}"')).createOrReplaceTempView(
+                table
+            )
+            self.uploaded[table] = self.epoch
+
+
+@cache
+def _allocations_view() -> str:
+    """The query of the view ``allocations`` (queries/schema/warehouse.sql) as Spark SQL."""
+    view = next(
+        s
+        for s in sqlglot.parse(queries.load("schema/warehouse"), read="duckdb")
+        if isinstance(s, exp.Create) and s.kind == "VIEW" and s.this.name == "allocations"
+    )
+    return dialects.render(view.expression, "spark")[0]
+
+
+def _arrow(df: DataFrame) -> pa.Table:
+    """A result as Arrow (pyspark's toArrow fails on an empty result with a time column: its schema then)."""
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    try:
+        return df.toArrow()
+    except pa.ArrowInvalid:
+        return to_arrow_schema(df.schema).empty_table()
+
+
+def _tables(tree: exp.Expr) -> set[str]:
+    """The tables a statement reads or writes, without its CTEs."""
+    ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
+    names = {t.name.lower() for t in tree.find_all(exp.Table) if isinstance(t.this, exp.Identifier)}
+    return names - ctes

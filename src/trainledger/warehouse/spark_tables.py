@@ -1,0 +1,187 @@
+"""The bill's big tables on Spark as plain parquet, committed by swapping a pointer.
+
+Each table lives in a folder of its own per version (``<location>/<table>/<version>/``); the file
+``<location>/CURRENT.json`` names the version of each table that is current. A run stages its changes in the
+Spark session; on commit every changed table is written to a new folder and only then is the pointer file
+replaced (one atomic rename), so a run killed before that leaves the previous state readable, and one killed
+after it has committed. Folders no pointer names are a killed run's leftovers, removed by the next commit.
+Column types follow the DuckDB schema (``queries/schema/warehouse.sql``): money stays DECIMAL(38, 12).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+
+from trainledger.core.config import Config
+from trainledger.core.errors import TrainledgerError
+
+if TYPE_CHECKING:
+    import duckdb
+    import pyarrow as pa
+    from pyspark.sql import DataFrame, SparkSession
+
+TABLES = ("charges", "charge_kinds", "allocation_rows")
+POINTER = "CURRENT.json"
+
+
+def location(config: Config) -> Path:
+    """Where the tables live: ``[warehouse] location``, by default next to the DuckDB file."""
+    root = config.warehouse.location
+    if root and "://" in root and not root.startswith("file://"):
+        raise TrainledgerError(
+            f"[warehouse] location = {root!r}: only a local (or mounted) folder holds Spark's tables so far"
+        )
+    return (
+        Path(config.resolve(root.removeprefix("file://")))
+        if root
+        else config.warehouse_path().parent / "spark"
+    )
+
+
+def spark_type(duckdb_type: str) -> str:
+    """A DuckDB column type as Spark DDL (UBIGINT: Spark's kind ids are signed xxhash64 values)."""
+    built = exp.DataType.build(duckdb_type, dialect="duckdb")
+    if built.this == exp.DataType.Type.UBIGINT:
+        return "BIGINT"
+    return built.sql("spark")
+
+
+class SparkTables:
+    def __init__(self, spark: SparkSession, config: Config, duck: duckdb.DuckDBPyConnection) -> None:
+        self.spark = spark
+        self.duck = duck
+        self.root = location(config)
+        self.schemas = {t: [(c, spark_type(str(ty))) for c, ty in _columns(duck, t)] for t in TABLES}
+        self.current: dict[str, str | None] = {t: None for t in TABLES}
+        self.charges_fingerprint: str | None = None
+        pointer = self.root / POINTER
+        if pointer.exists():
+            saved = json.loads(pointer.read_text(encoding="utf-8"))
+            self.current.update(saved["tables"])
+            self.charges_fingerprint = saved.get("charges_fingerprint")
+        self.staged: dict[str, DataFrame] = {}
+        self.published: dict[str, str] = {}  # table -> folder already written in this transaction
+        self.charges_stale = self.charges_fingerprint != self._fingerprint()
+
+    # --- reading ------------------------------------------------------------------------------------
+    def frame(self, data: pa.Table) -> DataFrame:
+        """A small Arrow table as a Spark frame (pyspark cannot take an empty one with a time column)."""
+        if data.num_rows == 0:
+            from pyspark.sql.pandas.types import from_arrow_schema
+
+            return self.spark.createDataFrame([], from_arrow_schema(data.schema))
+        return self.spark.createDataFrame(data)
+
+    def duck_arrow(self, sql: str) -> pa.Table:
+        """A DuckDB result as Arrow, through the connection's own cursor: only it sees the rows the open
+        transaction wrote (a pending result of the caller's is complete by then, as with any execute)."""
+        import warnings
+
+        cursor = self.duck.execute(sql)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # DuckDB 2 warns that a cursor's Arrow makes a copy
+            # DuckDB 2 names it to_arrow_table; 1.x fetch_arrow_table.
+            return (getattr(cursor, "to_arrow_table", None) or getattr(cursor, "fetch_arrow_table"))()  # noqa: B009
+
+    def _typed(self, table: str, df: DataFrame) -> DataFrame:
+        from pyspark.sql import functions as F
+
+        df = df.toDF(*(f"c{i}" for i in range(len(df.columns))))  # by position; a name may hold a dot
+        return df.select([F.col(f"c{i}").cast(t).alias(c) for i, (c, t) in enumerate(self.schemas[table])])
+
+    def df(self, table: str) -> DataFrame:
+        if table in self.staged:
+            return self.staged[table]
+        folder = self.current[table]
+        if folder is None:
+            ddl = ", ".join(f"`{c}` {t}" for c, t in self.schemas[table])
+            return self.spark.createDataFrame([], ddl)
+        return self._typed(table, self.spark.read.parquet(str(self.root / table / folder)))
+
+    def register(self) -> None:
+        """The current version of each table as a temporary view of its name; charges published first
+        when DuckDB's changed."""
+        if self.charges_stale:
+            self._publish_charges()
+        for table in TABLES:
+            self.df(table).createOrReplaceTempView(table)
+
+    def _fingerprint(self) -> str:
+        row = self.duck.execute(
+            "SELECT count(*), coalesce(sum(charge_id), 0), coalesce(sum(billed_cost), 0) FROM charges"
+        ).fetchone()
+        return json.dumps([str(v) for v in row or ()])
+
+    def charges_changed(self) -> None:
+        self.charges_stale = True
+
+    def _publish_charges(self) -> None:
+        """Copy DuckDB's charges (ingest still writes them there) to a new folder that Spark reads."""
+        folder = f"v-{uuid.uuid4().hex}"
+        target = self.root / "charges" / folder
+        target.mkdir(parents=True)
+        self.duck.execute(f"COPY charges TO '{target / 'part-0.parquet'}' (FORMAT parquet)")
+        self.published["charges"] = folder
+        self.charges_fingerprint = self._fingerprint()
+        self.staged["charges"] = self._typed("charges", self.spark.read.parquet(str(target)))
+        self.charges_stale = False
+
+    # --- a transaction ------------------------------------------------------------------------------
+    def begin(self) -> None:
+        """Start from the committed tables; charges published from DuckDB's committed rows are kept."""
+        for table in [t for t in self.staged if t not in self.published]:
+            del self.staged[table]
+
+    def insert(self, table: str, rows: DataFrame) -> None:
+        """Append the statement's rows, by position as DuckDB's INSERT without a column list."""
+        self.staged[table] = self.df(table).unionByName(self._typed(table, rows)).localCheckpoint()
+
+    def replace(self, table: str, rows: DataFrame) -> None:
+        self.staged[table] = self._typed(table, rows).localCheckpoint()
+
+    def rollback(self) -> None:
+        """Back to the committed tables; a publication of charges stays unless DuckDB's rows now differ."""
+        self.begin()
+        self.charges_stale = self.charges_fingerprint != self._fingerprint()
+
+    def commit(self, write: bool) -> None:
+        """Write each changed table to a new folder, then swap the pointer (the commit point)."""
+        if not self.staged or not write:
+            self.staged.clear()
+            return
+        for table, df in self.staged.items():
+            folder = self.published.get(table)
+            if folder is None:
+                folder = f"v-{uuid.uuid4().hex}"
+                df.write.parquet(str(self.root / table / folder))
+            self.current[table] = folder
+        pointer = self.root / POINTER
+        tmp = self.root / f"{POINTER}.{uuid.uuid4().hex}.tmp"
+        tmp.write_text(
+            json.dumps({"tables": self.current, "charges_fingerprint": self.charges_fingerprint}, indent=2),
+            encoding="utf-8",
+        )
+        os.replace(tmp, pointer)
+        self.staged.clear()
+        self.published.clear()
+        self._sweep()
+
+    def _sweep(self) -> None:
+        """Remove the folders no pointer names: older versions and a killed run's leftovers."""
+        for table in TABLES:
+            for folder in (self.root / table).glob("v-*") if (self.root / table).is_dir() else []:
+                if folder.name != self.current[table]:
+                    shutil.rmtree(folder, ignore_errors=True)
+        for tmp in self.root.glob(f"{POINTER}.*.tmp"):
+            tmp.unlink(missing_ok=True)
+
+
+def _columns(duck: duckdb.DuckDBPyConnection, table: str) -> list[tuple[str, Any]]:
+    return [(row[0], row[1]) for row in duck.execute(f'DESCRIBE "{table}"').fetchall()]

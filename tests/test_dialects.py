@@ -1,0 +1,105 @@
+"""Every query of queries/ transpiles from DuckDB's dialect to Spark (and to BigQuery and Trino for review);
+what has no Spark equivalent is named, with its reason, and nothing DuckDB-only is left in the Spark text."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import sqlglot
+
+from trainledger.cli import sql as sql_command
+from trainledger.core import queries
+from trainledger.warehouse import dialects
+
+# DuckDB names that Spark does not know (or knows with another meaning): none may reach Spark's text.
+DUCKDB_ONLY = re.compile(
+    r"\b(HUGEINT|INT128|EPOCH_MS|TIMESTAMP_MILLIS|LIST_REDUCE|LIST_CONTAINS|GCD|LCM|TO_UNITS|CHARGE_KIND_ID|"
+    r"CHARGE_SLOT|CHARGE_NUMBER|DOUBLE_TO_MONEY|FITS_MONEY|UTC_TIME|FINITE_TIME|UNNEST|HASH)\s*\(|"
+    r"'-?infinity'|\bAS INT128\b|\bDIV\b\s+total_weight",
+    re.IGNORECASE,
+)
+
+
+def spark_text(name: str) -> str:
+    return dialects.transpile(name, "spark", sql_command._composed(name))
+
+
+@pytest.mark.parametrize("name", queries.names())
+def test_every_query_transpiles_to_spark_without_a_duckdb_construct_left(name: str) -> None:
+    text = spark_text(name)
+    body = "\n".join(line for line in text.splitlines() if not line.startswith("--"))
+    assert "NOT TRANSLATED" not in text, text
+    assert not DUCKDB_ONLY.search(body), DUCKDB_ONLY.search(body)
+    sqlglot.parse_one(body, read="spark")  # Spark's dialect reads back what was written for it
+
+
+def test_the_statements_spark_runs_its_own_version_of_are_named_with_a_reason() -> None:
+    # The two statements SPEC's exactness needs written for Spark: exact unit arithmetic beyond 64 bits.
+    assert set(dialects.OVERRIDES["spark"]) == {"attribute/allocate", "checks/invariant_sums"}
+    for name, reason in dialects.OVERRIDES["spark"].items():
+        assert name in queries.names() and len(reason) > 40
+        text = spark_text(name)
+        assert f"spark override (queries/engines/spark/{name}.sql)" in text
+        body = "\n".join(line for line in text.splitlines() if not line.startswith("--"))
+        assert "AS DECIMAL(38, 0)" in body and "HUGEINT" not in body
+    # Every other query is DuckDB's text transpiled: its spark text is generated, not kept.
+    kept = {
+        p.relative_to(queries.directory() / "engines" / "spark").with_suffix("").as_posix()
+        for p in (queries.directory() / "engines" / "spark").rglob("*.sql")
+    }
+    assert {k for k in kept if not k.startswith("macros/")} == set(dialects.OVERRIDES["spark"])
+    assert {k.split("/")[1] for k in kept if k.startswith("macros/")} == {
+        "charge_kind_id",
+        "to_units",
+        "gcd",
+        "lcm",
+    }
+
+
+def test_a_macro_is_expanded_with_its_arguments_and_a_table_macro_shown_as_its_body() -> None:
+    text = dialects.transpile("attribute/kinds", "spark")
+    # charge_kind_id(...) becomes Spark's 64-bit hash, each nullable column preceded by whether it is NULL
+    assert "XXHASH64(" in text and "ISNULL(billing_account_id)" in text and ":periods" in text
+    placed = dialects.transpile("attribute/place", "spark")
+    assert "-- A table macro: inlined as a subquery where called as placed_charges(...)." in placed
+    assert "UNIX_MILLIS(charge_period_end)" in placed  # DuckDB's epoch_ms of a time, not of a number
+    windows = dialects.transpile("attribute/windows", "spark")
+    assert "AGGREGATE(SEQUENCE(1, 92)" in windows.replace("\n", "").replace("  ", "")  # Euclid for gcd/lcm
+
+
+@pytest.mark.parametrize("dialect", ["bigquery", "trino"])
+def test_the_engines_on_paper_get_every_query_and_say_what_did_not_translate(dialect: str) -> None:
+    untranslated = {}
+    for name in queries.names():
+        text = dialects.transpile(name, dialect, sql_command._composed(name))
+        notes = [line for line in text.splitlines() if line.startswith("-- NOT TRANSLATED")]
+        if notes:
+            untranslated[name] = notes
+    # What SQLGlot translates into something else is named too: Trino would floor through a DOUBLE.
+    trino = dialects.transpile("attribute/allocate", "trino")
+    if dialect == "trino":
+        assert "-- ON PAPER for trino: `//` becomes a DOUBLE division truncated to BIGINT" in trino
+        assert "AS DOUBLE) / total_weight" in trino
+    # Known gaps, shown to a reviewer rather than hidden: a few ingest and report constructs.
+    assert set(untranslated) <= {
+        "attribute/timelines",
+        "export/focus",
+        "ingest/normalize_gcp_billing",
+        "ingest/validate_cur2",
+    }
+
+
+def test_the_sql_command_prints_a_query_for_an_engine_and_refuses_an_unknown_name(run) -> None:
+    result = run("sql", "--dialect", "spark", "checks/invariant_sums")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("-- The allocation invariant (SPEC §4)")
+    assert "XXHASH64(charge_id, billed_cost, effective_cost, list_cost) AS DECIMAL(38, 0)" in result.stdout
+    result = run("sql", "--dialect", "trino", "report/cost_by")
+    assert result.exit_code == 0 and "SUM(effective_cost) AS effective_cost" in result.stdout
+    result = run("sql", "attribute/nothing")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "trainledger: error: no query named 'attribute/nothing'; the names are the files of queries/, "
+        "e.g. attribute/allocate\n"
+    )

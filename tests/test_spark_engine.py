@@ -1,0 +1,214 @@
+"""The demo month on Apache Spark (local mode) gives what DuckDB gives: every charge's allocations to the
+exact decimal, `report` and `export` byte for byte, `reconcile` JSON equal; the exact split holds at the
+edge of Spark's DECIMAL(38); a run killed before its pointer swap leaves the previous state.
+
+One Spark session (local[2], two shuffle partitions) serves the module: the CLI runs in-process, so every
+command reuses it. Skipped, with the reason, where Java or pyspark is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable, Iterator
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner, Result
+
+from conftest import Project, demo_config
+from trainledger.cli import cli
+from trainledger.core import config as config_module
+from trainledger.warehouse import dialects, spark_tables
+from trainledger.warehouse.connection import open_warehouse, run, transaction
+
+if shutil.which("java") is None:
+    pytest.skip(
+        "no Java runtime (Spark needs Java 17: apt-get install openjdk-17-jre-headless)",
+        allow_module_level=True,
+    )
+pytest.importorskip("pyspark", reason="pyspark not installed (pip install 'trainledger[spark]')")
+
+SPARK = (
+    '[warehouse]\npath = ".trainledger/ledger.duckdb"\nengine = "spark"\nmaster = "local[2]"\n'
+    'spark_conf = { "spark.sql.shuffle.partitions" = "2", "spark.ui.enabled" = "false" }\n'
+)
+COLUMNS = (
+    "charge_id, share_no, source, provider, billing_period, billing_account_id, sub_account_id, "
+    "charge_period_start, charge_period_end, project, phase, method, experiment_id, cost_category, service_name, "
+    "charge_category, pricing_category, rule, reason, currency, billed_cost, effective_cost, list_cost"
+)
+KIND = ("source", "provider", "billing_period", "billing_account_id", "sub_account_id", "service_name",
+        "charge_category", "pricing_category", "currency")  # fmt: skip
+COMMANDS = [
+    ("report",),
+    ("report", "--by", "waste,project"),
+    ("report", "--by", "project,experiment", "--granularity", "day", "--format", "csv"),
+    ("export", "--period", "2026-11", "--by", "project,method"),
+    ("labels",),
+    ("budgets",),
+]
+
+
+def cli_in(root: Path) -> Callable[..., Result]:
+    def invoke(*args: str) -> Result:
+        return CliRunner().invoke(
+            cli, ["--config", str(root / "trainledger.toml"), *args], catch_exceptions=False
+        )
+
+    return invoke
+
+
+@pytest.fixture(scope="module")
+def engines(tmp_path_factory: pytest.TempPathFactory, demo_files: Path) -> Iterator[dict[str, Project]]:
+    """The demo month through nightly on each engine, in two project folders."""
+    projects = {}
+    for engine in ("duckdb", "spark"):
+        project = Project(tmp_path_factory.mktemp(engine))
+        config = demo_config(demo_files, budget=True)
+        if engine == "spark":
+            config = config.replace('[warehouse]\npath = ".trainledger/ledger.duckdb"\n', SPARK)
+        project.write_config(config.replace('dir = "exports"', f'dir = "{project.root / "exports"}"'))
+        # ingest first, in its own command: nightly then attributes charges it did not ingest itself
+        assert cli_in(project.root)("ingest").exit_code == 0
+        result = cli_in(project.root)("nightly")
+        assert result.exit_code == 2, result.stderr  # the demo's budget crosses its 80% threshold
+        projects[engine] = project
+    yield projects
+
+
+def duckdb_allocations(project: Project) -> set[tuple[Any, ...]]:
+    with duckdb.connect(str(project.warehouse), read_only=True) as con:
+        return set(con.execute(f"SELECT {COLUMNS} FROM allocations").fetchall())
+
+
+def spark_allocations(project: Project) -> set[tuple[Any, ...]]:
+    """Spark's tables read back by another reader (pyarrow), from the folders the pointer names."""
+    root = project.root / ".trainledger" / "spark"
+    current = json.loads((root / "CURRENT.json").read_text(encoding="utf-8"))["tables"]
+    kinds = {
+        k["kind_id"]: tuple(k[c] for c in KIND)
+        for k in pq.read_table(root / "charge_kinds" / current["charge_kinds"]).to_pylist()
+    }
+    found = set()
+    for a in pq.read_table(root / "allocation_rows" / current["allocation_rows"]).to_pylist():
+        if a["share_no"] > 0:
+            source, provider, period, account, sub, service, category, pricing, currency = kinds[a["kind_id"]]
+            found.add((
+                a["charge_id"], a["share_no"], source, provider, period, account, sub, a["charge_period_start"],
+                a["charge_period_end"], a["project"], a["phase"], a["method"], a["experiment_id"], a["cost_category"],
+                service, category, pricing, a["rule"], a["reason"], currency, a["billed_cost"], a["effective_cost"],
+                a["list_cost"],
+            ))  # fmt: skip
+    return found
+
+
+def assert_same_allocations(engines: dict[str, Project]) -> set[tuple[Any, ...]]:
+    on_duckdb, on_spark = duckdb_allocations(engines["duckdb"]), spark_allocations(engines["spark"])
+    assert len(on_duckdb) > 2000
+    assert on_spark == on_duckdb
+    # and each charge's shares sum to it exactly, against the bill as ingested
+    with duckdb.connect(str(engines["spark"].warehouse), read_only=True) as con:
+        bill = {cid: (b, e, li) for cid, b, e, li in con.execute(
+            "SELECT charge_id, billed_cost, effective_cost, list_cost FROM charges").fetchall()}  # fmt: skip
+    sums: dict[int, list[Decimal]] = {}
+    for row in on_spark:
+        total = sums.setdefault(row[0], [Decimal(0)] * 3)
+        for i in range(3):
+            total[i] += row[20 + i]
+    assert {cid: tuple(s) for cid, s in sums.items()} == bill
+    return on_spark
+
+
+def test_every_allocation_and_every_output_is_the_same_on_spark(engines: dict[str, Project]) -> None:
+    allocations = assert_same_allocations(engines)
+    assert any(row[1] > 1 for row in allocations)  # the exact split by time windows ran on Spark too
+    duck, spark = cli_in(engines["duckdb"].root), cli_in(engines["spark"].root)
+    for args in COMMANDS:
+        expected, got = duck(*args), spark(*args)
+        assert (got.exit_code, got.stdout) == (expected.exit_code, expected.stdout), args
+    for experiment in ("exp-sft-0412", "exp-rl-0421", "exp-opd-0425"):
+        expected = json.loads(duck("reconcile", experiment, "--format", "json").stdout)
+        assert json.loads(spark("reconcile", experiment, "--format", "json").stdout) == expected
+    name = "trainledger-2026-11.csv"
+    assert (engines["spark"].root / "exports" / name).read_bytes() == (
+        engines["duckdb"].root / "exports" / name
+    ).read_bytes()
+
+
+def test_proportional_shared_cost_is_spread_identically(engines: dict[str, Project]) -> None:
+    for project in engines.values():
+        project.write_config(
+            project.config.read_text(encoding="utf-8") + '\n[allocation]\nshared = "proportional"\n'
+        )
+        assert cli_in(project.root)("attribute").exit_code == 0
+    allocations = assert_same_allocations(engines)
+    assert sum(1 for row in allocations if row[17] == "shared" and row[9] is not None) > 3  # spread rows
+
+
+def test_the_exact_split_holds_at_the_edge_of_sparks_decimal() -> None:
+    """Spark's allocate on crafted shares against the rule done by hand in Python: floor of each weighted
+    part in units of 1e-12, leftovers one each to the largest remainders (ties by share number)."""
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.getActiveSession() or SparkSession.builder.master("local[2]").getOrCreate()
+    charges = {  # charge: (billed, weights); products of units and weights reach 1e37
+        1: (Decimal("98765432109.876543210987"), [10**14, 3, 7 * 10**14 + 1]),
+        2: (Decimal("-0.000000000007"), [1, 1, 1]),
+        3: (Decimal("12345.678901234567"), [2**61, 2**61 + 7, 5]),
+    }
+    rows = [
+        f"({cid}, {w}, {i}, CAST('{cost}' AS DECIMAL(38, 12)))"
+        for cid, (cost, weights) in charges.items()
+        for i, w in enumerate(weights)
+    ]
+    spark.sql(
+        "CREATE OR REPLACE TEMPORARY VIEW shares AS SELECT charge_id, CAST(weight AS DECIMAL(38, 0)) AS weight, "
+        "CAST(NULL AS TIMESTAMP_NTZ) AS seg_start, CAST(NULL AS TIMESTAMP_NTZ) AS seg_end, "
+        "CAST(i AS STRING) AS experiment_id, 'train' AS phase, 'p' AS project, 'sft' AS method, 'tag' AS rule, "
+        "CAST(NULL AS STRING) AS reason, 'compute' AS cost_category, 's' AS source, 'aws' AS provider, "
+        "'2026-11' AS billing_period, 'a' AS billing_account_id, 'b' AS sub_account_id, "
+        "CAST(NULL AS TIMESTAMP_NTZ) AS charge_period_start, CAST(NULL AS TIMESTAMP_NTZ) AS charge_period_end, "
+        "'EC2' AS service_name, 'Usage' AS charge_category, 'On-Demand' AS pricing_category, "
+        "'USD' AS billing_currency, cost AS billed_cost, cost AS effective_cost, cost AS list_cost "
+        f"FROM VALUES {', '.join(rows)} AS t(charge_id, weight, i, cost)"
+    )
+    text, _ = dialects.render(dialects.statement("attribute/allocate", "spark").expression, "spark")
+    got = {(r[0], r[1]): r[12] for r in spark.sql(text).collect()}
+    for cid, (cost, weights) in charges.items():
+        units, total = abs(cost) * 10**12, sum(weights)
+        base = [int(units) * w // total for w in weights]
+        rems = [int(units) * w % total for w in weights]
+        order = sorted(range(len(weights)), key=lambda i: (-rems[i], i))
+        left = int(units) - sum(base)
+        parts = [base[i] + (1 if order.index(i) < left else 0) for i in range(len(weights))]
+        expected = [Decimal(p).scaleb(-12) * (1 if cost >= 0 else -1) for p in parts]
+        assert [got[(cid, n + 1)] for n in range(len(weights))] == expected
+        assert sum(expected) == cost
+
+
+def test_a_run_killed_before_its_pointer_swap_leaves_the_previous_state(
+    engines: dict[str, Project], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = engines["spark"]
+    pointer = project.root / ".trainledger" / "spark" / "CURRENT.json"
+    before, allocations = pointer.read_bytes(), spark_allocations(project)
+    config = config_module.load(str(project.config))
+
+    def killed(*args: object) -> None:
+        raise KeyboardInterrupt  # the process dies between writing the new folders and the swap
+
+    monkeypatch.setattr(spark_tables.os, "replace", killed)
+    with pytest.raises(KeyboardInterrupt), open_warehouse(config, write=True) as con, transaction(con):
+        run(con, "attribute/clear_periods", {"periods": ["2026-11"]})
+    monkeypatch.undo()
+    assert pointer.read_bytes() == before
+    assert spark_allocations(project) == allocations
+    # the next run that commits removes the killed run's folders
+    assert cli_in(project.root)("attribute").exit_code == 0
+    folders = {p.parent.name: p.name for p in pointer.parent.glob("*/v-*")}
+    assert len(list(pointer.parent.glob("*/v-*"))) == 3 and set(folders) == set(spark_tables.TABLES)
