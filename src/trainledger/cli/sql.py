@@ -13,9 +13,11 @@ from trainledger.warehouse import dialects
 
 
 def _composed(name: str) -> str | None:
-    """The two templates hold markers, not SQL: shown as composed for the default --by."""
+    """The templates hold markers, not SQL: shown as composed for the default --by (and its sets)."""
     if name == "report/cost_by":
         return realize.cost_query(realize.parse_dimensions("project,phase,method,category"), None, [], [])
+    if name == "report/cost_by_sets":
+        return realize.sets_query([("project",), ("project", "phase"), ("method",)])
     if name == "export/allocations":
         columns = [c for c in export.CSV_COLUMNS if c not in export.MONEY_COLUMNS]
         return realize.export_query(columns, set(columns))
