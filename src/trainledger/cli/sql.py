@@ -13,7 +13,11 @@ from trainledger.warehouse import dialects
 
 
 def _composed(name: str) -> str | None:
-    """The two templates hold markers, not SQL: shown as composed for the default --by."""
+    """The templates hold markers, not SQL: shown as composed for the default --by (the site's sets)."""
+    if name == "report/cost_by_sets":
+        from trainledger.outputs.site.data import SETS
+
+        return realize.sets_query(SETS)
     if name == "report/cost_by":
         return realize.cost_query(realize.parse_dimensions("project,phase,method,category"), None, [], [])
     if name == "export/allocations":
