@@ -8,7 +8,6 @@ next to its numbers. A failed run's cost is waste, an under-run is never shown a
 
 from __future__ import annotations
 
-import html as html_lib
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
 from trainledger.attribution import waste
+from trainledger.outputs.escape import esc
 from trainledger.outputs.postmortem_svg import STYLE, Bar, chart
 from trainledger.outputs.tables import table
 from trainledger.reports import benefit
@@ -325,7 +325,6 @@ def markdown(r: Reconciliation) -> str:
 
 def _html_table(headers: list[str], rows: list[list[str]], numeric_from: int, totals: int = 0) -> str:
     """A table in a box that scrolls sideways, so a narrow screen scrolls the table, not the page."""
-    esc = html_lib.escape
     head = "".join(
         f'<th class="num">{esc(h)}</th>' if i >= numeric_from else f"<th>{esc(h)}</th>"
         for i, h in enumerate(headers)
@@ -344,7 +343,6 @@ def _html_table(headers: list[str], rows: list[list[str]], numeric_from: int, to
 def _kpis(r: Reconciliation) -> str:
     """Headline figures: an over-run is red, an under-run neutral (never a 'saving'), and cost that no
     line estimated is its own figure, not part of the variance."""
-    esc = html_lib.escape
     h = headline(r)
     cur = r.currency
     kpis = [
@@ -364,8 +362,9 @@ def _kpis(r: Reconciliation) -> str:
     )
 
 
-def html(r: Reconciliation) -> str:
-    esc = html_lib.escape
+def html(r: Reconciliation, stylesheet: str | None = None, before: str = "") -> str:
+    """The page, self-contained (its style inline), or for the site the style linked from ``stylesheet``
+    (one file for tens of thousands of pages) and ``before`` (navigation) at the top of the body."""
     banner_cls = "provisional" if r.provisional else "complete"
     banner = (
         f"Provisional: billing is complete through {_t(r.billing_complete_through)}, "
@@ -417,9 +416,10 @@ def html(r: Reconciliation) -> str:
         sections.append("<h2>Missing from params</h2>")
         sections.append('<ul class="missing">' + "".join(f"<li>{esc(m)}</li>" for m in missing) + "</ul>")
     body = "\n".join(sections)
+    style = f'<link rel="stylesheet" href="{stylesheet}">' if stylesheet else f"<style>{STYLE}</style>"
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>Post-mortem {esc(r.experiment_id)}</title><style>{STYLE}</style></head>\n<body>\n{body}\n"
+        f"<title>Post-mortem {esc(r.experiment_id)}</title>{style}</head>\n<body>\n{before}{body}\n"
         "</body></html>\n"
     )

@@ -6,9 +6,10 @@ the chart and the table always show the same numbers. It scales to its container
 
 from __future__ import annotations
 
-import html as html_lib
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
+
+from trainledger.outputs.escape import esc
 
 WIDTH = 660  # the SVG's own coordinate width; the page scales it down to its container
 
@@ -41,7 +42,6 @@ def _tick(value: Decimal, step: Decimal) -> str:
 
 
 def chart(bars: list[Bar], currency: str) -> str:
-    esc = html_lib.escape
     peak = max([max(b.estimated or Decimal(0), b.realized) for b in bars] + [Decimal(0)])
     if peak <= 0:
         return ""

@@ -5,7 +5,6 @@ or any static host."""
 from __future__ import annotations
 
 import hashlib
-import html
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 from trainledger.core.money import fmt
+from trainledger.outputs.escape import esc
 
 NAV = [
     ("index.html", "Overview"),
@@ -23,7 +23,6 @@ NAV = [
     ("waste.html", "Waste"),
     ("labels.html", "Labels"),
 ]
-esc = html.escape
 
 
 def slug(name: str) -> str:
