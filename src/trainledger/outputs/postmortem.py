@@ -11,6 +11,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import datetime
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
@@ -27,8 +28,11 @@ COMPUTE_HEADERS = ["phase", "FLOPs", "estimated GPU-h", "implied GPU-h", "logged
 NO_ESTIMATE = "no estimate"
 
 
+CENT = Decimal("0.01")
+
+
 def _m(value: Decimal | None) -> str:
-    return "-" if value is None else f"{value.quantize(Decimal('0.01')):,f}"
+    return "-" if value is None else f"{value.quantize(CENT):,f}"
 
 
 def _est(value: Decimal | None) -> str:
@@ -39,6 +43,7 @@ def _pct(value: Decimal | None) -> str:
     return "-" if value is None else f"{value:+.1f}%"
 
 
+@lru_cache(maxsize=4096)  # the site writes a page per experiment; they share a few times
 def _t(value: datetime | None) -> str:
     return value.strftime("%Y-%m-%d %H:%M UTC") if value is not None else "-"
 

@@ -90,7 +90,7 @@ def write_site(
             "methods.html",
             "Methods: cost against benefit",
             "methods.html",
-            pages.methods_page(data.methods(con)),
+            pages.methods_page(data.methods(con, cube)),
         )
         page("waste.html", "Waste", "waste.html", pages.waste_page(data.waste_page(cube)))
         page("labels.html", "Labels", "labels.html", pages.labels_page(data.labels(con)))

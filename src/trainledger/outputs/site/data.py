@@ -21,7 +21,8 @@ from trainledger.warehouse.connection import Connection, run
 
 MONEY = realize.MONEY
 # Every table of the site is one of these sets (+ currency): the overview's per period, the projects',
-# the waste page's (by week from Monday, UTC) and the ids of experiments known from allocations.
+# the waste page's (by week from Monday, UTC), the ids of experiments known from allocations and the
+# methods page's cost per experiment and phase.
 SETS: list[realize.Set] = [
     ("billing_period",),
     ("billing_period", "project"),
@@ -36,6 +37,7 @@ SETS: list[realize.Set] = [
     ("waste", "week"),
     ("waste", "project", "experiment_id"),
     ("experiment_id",),
+    ("experiment_id", "method", "phase"),
 ]
 # Allocation rules -> the four ways a cost is held: charged to work, idle capacity, shared, or nobody's.
 HELD = {"idle": "idle", "shared": "shared", "unattributed": "unattributed"}
@@ -192,8 +194,8 @@ def waste_page(cube: Cube, top: int = 10) -> WastePage:
     return WastePage(wasted, by_week, offenders[:top])
 
 
-def methods(con: Connection) -> list[benefit.Benefit]:
-    return benefit.cost_benefit(con)
+def methods(con: Connection, cube: Cube) -> list[benefit.Benefit]:
+    return benefit.cost_benefit(con, sums=cube.rollup(["experiment_id", "method", "phase"]))
 
 
 def labels(con: Connection) -> coverage.Coverage:
