@@ -328,12 +328,17 @@ def markdown(r: Reconciliation) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _html_table(headers: list[str], rows: list[list[str]], numeric_from: int, totals: int = 0) -> str:
-    """A table in a box that scrolls sideways, so a narrow screen scrolls the table, not the page."""
-    head = "".join(
+@lru_cache(maxsize=16)
+def _html_head(headers: tuple[str, ...], numeric_from: int) -> str:
+    return "".join(
         f'<th class="num">{esc(h)}</th>' if i >= numeric_from else f"<th>{esc(h)}</th>"
         for i, h in enumerate(headers)
     )
+
+
+def _html_table(headers: list[str], rows: list[list[str]], numeric_from: int, totals: int = 0) -> str:
+    """A table in a box that scrolls sideways, so a narrow screen scrolls the table, not the page."""
+    head = _html_head(tuple(headers), numeric_from)
     body = []
     for n, row in enumerate(rows):
         cls = ' class="total"' if n >= len(rows) - totals else ""
