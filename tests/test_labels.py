@@ -10,9 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import Project
-from trainledger.cli import cli
-
 from trainledger.attribution.labels import LabelScheme, canonical_key
+from trainledger.cli import cli
 from trainledger.core.config import LabelsConfig
 
 SCHEME = LabelScheme(LabelsConfig())

@@ -11,9 +11,9 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 from datetime import datetime
 from decimal import ROUND_HALF_EVEN, Decimal
+from functools import lru_cache
 from typing import Any
 
 from trainledger.attribution import waste
