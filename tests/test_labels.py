@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-import pytest
+import json
+from collections import Counter
 
+import duckdb
+import pytest
+from click.testing import CliRunner
+
+from conftest import Project
 from trainledger.attribution.labels import LabelScheme, canonical_key
+from trainledger.cli import cli
 from trainledger.core.config import LabelsConfig
 
 SCHEME = LabelScheme(LabelsConfig())
@@ -147,6 +154,27 @@ def test_coverage_shares_stay_within_0_and_100_percent_with_credits(run, project
         "unattributed": ["50.00", "33.3%"],
         "shared": ["-60.00", "0.0%"],
     }
+
+
+def test_coverage_counts_a_charge_once_per_rule_it_has_shares_in(nightly_warehouse: Project) -> None:
+    """A charge split among experiments (several shares of one rule) and onto idle time counts once in
+    each rule: the distinct (rule, charge) pairs of the shares, counted here in Python."""
+    con = duckdb.connect(str(nightly_warehouse.warehouse), read_only=True)
+    shares = con.execute(
+        "SELECT a.rule, k.currency, a.charge_id FROM allocation_rows a JOIN charge_kinds k USING (kind_id) "
+        "WHERE a.share_no > 0"
+    ).fetchall()
+    con.close()
+    pairs = Counter((rule, currency, charge) for rule, currency, charge in shares)
+    assert any(n > 1 for n in pairs.values())  # the demo has charges with several shares in one rule
+    assert len({charge for _, _, charge in shares}) < len(pairs)  # and charges in several rules
+    expected = Counter((rule, currency) for rule, currency, _ in pairs)
+    result = CliRunner().invoke(
+        cli, ["--config", str(nightly_warehouse.config), "labels", "--format", "json"], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.stderr
+    coverage = json.loads(result.stdout)["coverage"]
+    assert {(r["rule"], r["currency"]): r["charges"] for r in coverage} == dict(expected)
 
 
 def test_money_that_rounds_to_nothing_is_never_minus_zero() -> None:

@@ -13,14 +13,16 @@ DIALECTS = ("spark", "bigquery", "trino")
 
 
 def _composed(name: str) -> str | None:
-    """The templates hold markers, not SQL: shown as composed for the default --by (and its sets)."""
+    """The templates hold markers, not SQL: shown as composed for the default --by (the site's sets)."""
     from trainledger.outputs import export
     from trainledger.reports import realize
 
+    if name == "report/cost_by_sets":
+        from trainledger.outputs.site.data import SETS
+
+        return realize.sets_query(SETS)
     if name == "report/cost_by":
         return realize.cost_query(realize.parse_dimensions("project,phase,method,category"), None, [], [])
-    if name == "report/cost_by_sets":
-        return realize.sets_query([("project",), ("project", "phase"), ("method",)])
     if name == "export/allocations":
         columns = [c for c in export.CSV_COLUMNS if c not in export.MONEY_COLUMNS]
         return realize.export_query(columns, set(columns))

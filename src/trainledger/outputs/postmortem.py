@@ -8,15 +8,16 @@ next to its numbers. A failed run's cost is waste, an under-run is never shown a
 
 from __future__ import annotations
 
-import html as html_lib
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import ROUND_HALF_EVEN, Decimal
+from functools import lru_cache
 from typing import Any
 
 from trainledger.attribution import waste
+from trainledger.outputs.escape import esc
 from trainledger.outputs.postmortem_svg import STYLE, Bar, chart
 from trainledger.outputs.tables import table
 from trainledger.reports import benefit
@@ -27,8 +28,11 @@ COMPUTE_HEADERS = ["phase", "FLOPs", "estimated GPU-h", "implied GPU-h", "logged
 NO_ESTIMATE = "no estimate"
 
 
+CENT = Decimal("0.01")
+
+
 def _m(value: Decimal | None) -> str:
-    return "-" if value is None else f"{value.quantize(Decimal('0.01')):,f}"
+    return "-" if value is None else f"{value.quantize(CENT):,f}"
 
 
 def _est(value: Decimal | None) -> str:
@@ -39,6 +43,7 @@ def _pct(value: Decimal | None) -> str:
     return "-" if value is None else f"{value:+.1f}%"
 
 
+@lru_cache(maxsize=4096)  # the site writes a page per experiment; they share a few times
 def _t(value: datetime | None) -> str:
     return value.strftime("%Y-%m-%d %H:%M UTC") if value is not None else "-"
 
@@ -323,13 +328,17 @@ def markdown(r: Reconciliation) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _html_table(headers: list[str], rows: list[list[str]], numeric_from: int, totals: int = 0) -> str:
-    """A table in a box that scrolls sideways, so a narrow screen scrolls the table, not the page."""
-    esc = html_lib.escape
-    head = "".join(
+@lru_cache(maxsize=16)
+def _html_head(headers: tuple[str, ...], numeric_from: int) -> str:
+    return "".join(
         f'<th class="num">{esc(h)}</th>' if i >= numeric_from else f"<th>{esc(h)}</th>"
         for i, h in enumerate(headers)
     )
+
+
+def _html_table(headers: list[str], rows: list[list[str]], numeric_from: int, totals: int = 0) -> str:
+    """A table in a box that scrolls sideways, so a narrow screen scrolls the table, not the page."""
+    head = _html_head(tuple(headers), numeric_from)
     body = []
     for n, row in enumerate(rows):
         cls = ' class="total"' if n >= len(rows) - totals else ""
@@ -344,7 +353,6 @@ def _html_table(headers: list[str], rows: list[list[str]], numeric_from: int, to
 def _kpis(r: Reconciliation) -> str:
     """Headline figures: an over-run is red, an under-run neutral (never a 'saving'), and cost that no
     line estimated is its own figure, not part of the variance."""
-    esc = html_lib.escape
     h = headline(r)
     cur = r.currency
     kpis = [
@@ -364,8 +372,9 @@ def _kpis(r: Reconciliation) -> str:
     )
 
 
-def html(r: Reconciliation) -> str:
-    esc = html_lib.escape
+def html(r: Reconciliation, stylesheet: str | None = None, before: str = "") -> str:
+    """The page, self-contained (its style inline), or for the site the style linked from ``stylesheet``
+    (one file for tens of thousands of pages) and ``before`` (navigation) at the top of the body."""
     banner_cls = "provisional" if r.provisional else "complete"
     banner = (
         f"Provisional: billing is complete through {_t(r.billing_complete_through)}, "
@@ -417,9 +426,10 @@ def html(r: Reconciliation) -> str:
         sections.append("<h2>Missing from params</h2>")
         sections.append('<ul class="missing">' + "".join(f"<li>{esc(m)}</li>" for m in missing) + "</ul>")
     body = "\n".join(sections)
+    style = f'<link rel="stylesheet" href="{stylesheet}">' if stylesheet else f"<style>{STYLE}</style>"
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>Post-mortem {esc(r.experiment_id)}</title><style>{STYLE}</style></head>\n<body>\n{body}\n"
+        f"<title>Post-mortem {esc(r.experiment_id)}</title>{style}</head>\n<body>\n{before}{body}\n"
         "</body></html>\n"
     )

@@ -6,9 +6,10 @@ the chart and the table always show the same numbers. It scales to its container
 
 from __future__ import annotations
 
-import html as html_lib
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
+
+from trainledger.outputs.escape import esc
 
 WIDTH = 660  # the SVG's own coordinate width; the page scales it down to its container
 
@@ -33,15 +34,13 @@ def nice_step(peak: Decimal) -> Decimal:
     return magnitude * 10
 
 
-def _tick(value: Decimal, step: Decimal) -> str:
-    """A tick label with as many decimals as the step needs: 0.2 steps read 0.0 0.2 0.4, never 0 0 0."""
+def _places(step: Decimal) -> int:
+    """Tick labels get as many decimals as the step needs: 0.2 steps read 0.0 0.2 0.4, never 0 0 0."""
     exponent = step.normalize().as_tuple().exponent
-    places = max(0, -exponent) if isinstance(exponent, int) else 0
-    return f"{value:,.{places}f}"
+    return max(0, -exponent) if isinstance(exponent, int) else 0
 
 
 def chart(bars: list[Bar], currency: str) -> str:
-    esc = html_lib.escape
     peak = max([max(b.estimated or Decimal(0), b.realized) for b in bars] + [Decimal(0)])
     if peak <= 0:
         return ""
@@ -61,11 +60,12 @@ def chart(bars: list[Bar], currency: str) -> str:
         '<rect x="210" y="6" width="14" height="12" class="real"/><text x="230" y="16">realized</text>',
         '<rect x="310" y="6" width="14" height="12" class="over"/><text x="330" y="16">realized, over estimate</text>',
     ]
-    tick = Decimal(0)
+    tick, places = Decimal(0), _places(step)
     while tick <= axis_max:
+        at = f"{x(tick):.1f}"
         parts.append(
-            f'<line x1="{x(tick):.1f}" y1="{top - 8}" x2="{x(tick):.1f}" y2="{height - 6}" class="grid"/>'
-            f'<text x="{x(tick):.1f}" y="{top - 12}" class="tick">{_tick(tick, step)}</text>'
+            f'<line x1="{at}" y1="{top - 8}" x2="{at}" y2="{height - 6}" class="grid"/>'
+            f'<text x="{at}" y="{top - 12}" class="tick">{tick:,.{places}f}</text>'
         )
         tick += step
     for i, bar in enumerate(bars):
@@ -75,17 +75,19 @@ def chart(bars: list[Bar], currency: str) -> str:
             f'<text x="{left - 10}" y="{y + 32}" class="category">{esc(bar.category)}</text>'
         )
         if bar.estimated is not None:
+            end = x(bar.estimated)
             parts.append(
-                f'<rect x="{left}" y="{y}" width="{x(bar.estimated) - left:.1f}" height="18" class="est"/>'
-                f'<text x="{x(bar.estimated) + 6:.1f}" y="{y + 14}">{esc(bar.estimated_text)}</text>'
+                f'<rect x="{left}" y="{y}" width="{end - left:.1f}" height="18" class="est"/>'
+                f'<text x="{end + 6:.1f}" y="{y + 14}">{esc(bar.estimated_text)}</text>'
             )
         else:
             parts.append(f'<text x="{left + 6}" y="{y + 14}" class="none">{esc(bar.estimated_text)}</text>')
         over = bar.estimated is not None and bar.realized > bar.estimated
+        end = x(bar.realized)
         parts.append(
-            f'<rect x="{left}" y="{y + 22}" width="{x(bar.realized) - left:.1f}" height="18" '
+            f'<rect x="{left}" y="{y + 22}" width="{end - left:.1f}" height="18" '
             f'class="{"over" if over else "real"}"/>'
-            f'<text x="{x(bar.realized) + 6:.1f}" y="{y + 36}">{esc(bar.realized_text)}</text>'
+            f'<text x="{end + 6:.1f}" y="{y + 36}">{esc(bar.realized_text)}</text>'
         )
     parts.append("</svg>")
     return "".join(parts)

@@ -101,17 +101,26 @@ def _mean(values: list[Decimal]) -> Decimal | None:
     return (sum(values, Decimal(0)) / len(values)).quantize(CENT, ROUND_HALF_EVEN) if values else None
 
 
-def cost_benefit(con: Connection, since: date | None = None, until: date | None = None) -> list[Benefit]:
-    """Method rows, each followed by its experiments, ordered by method then experiment."""
+def cost_benefit(
+    con: Connection,
+    since: date | None = None,
+    until: date | None = None,
+    sums: list[dict[str, Any]] | None = None,
+) -> list[Benefit]:
+    """Method rows, each followed by its experiments, ordered by method then experiment. ``sums``: the
+    allocations' effective cost by experiment_id, method, phase and currency when the caller has them
+    already (the site's cube), instead of reading them again."""
     logged = {
         exp_id: (method, status, json.loads(metrics or "{}"))
         for exp_id, method, status, metrics in run(con, "report/benefit_experiments").fetchall()
     }
-    frame = realize.cost_frame(con, ["experiment_id", "method", "phase"], None, since, until)
+    if sums is None:
+        frame = realize.cost_frame(con, ["experiment_id", "method", "phase"], None, since, until)
+        sums = list(frame.iter_rows(named=True))
     costs: dict[tuple[str, str], Decimal] = {}
     evals: dict[tuple[str, str], Decimal] = {}
     methods: dict[str, str | None] = {}
-    for row in frame.iter_rows(named=True):
+    for row in sums:
         exp_id = row["experiment_id"]
         if exp_id is None:
             continue

@@ -145,35 +145,65 @@ def cost_query(columns: list[str], granularity: str | None, bounds: list[str], e
     )
 
 
-def _source(columns: list[str]) -> str:
-    """The allocations, with the derived columns among ``columns`` (waste, commitment, time buckets)."""
-    source = "allocations"
-    if "waste" in columns:
-        source = f"({queries.load('report/waste_allocations')}) AS allocations"
-    if "commitment" in columns:
-        source = (
-            f"(SELECT *, {_expression('report/commitment_class')} AS commitment FROM {source}) AS allocations"
-        )
-    buckets = [f'{BUCKETS[c]} AS "{c}"' for c in columns if c in BUCKETS]
-    if buckets:
-        source = f"(SELECT *, {', '.join(buckets)} FROM {source}) AS allocations"
+def _source(columns: list[str], table: str = "allocations") -> str:
+    """``table`` (the allocations, or rows of them summed alike), with the derived columns among
+    ``columns`` (waste, commitment, time buckets), named ``allocations``."""
+    source = table
+    derived = [f"{_expression(f'report/{c}_class')} AS {c}" for c in ("waste", "commitment") if c in columns]
+    derived.extend(f'{BUCKETS[c]} AS "{c}"' for c in columns if c in BUCKETS)
+    if derived:
+        source = f"(SELECT *, {', '.join(derived)} FROM {source}) AS allocations"
+    elif table != "allocations":
+        source = f"{table} AS allocations"
     return source
 
 
 Set = tuple[str, ...]
+# The allocation columns a derived dimension is computed from: ``cost_sets`` sums the allocations alike in
+# these first (a time bucket is a day or longer, so the day of charge_period_start is all it reads).
+INPUTS = {
+    "waste": ("rule", "phase", "experiment_id", "charge_category"),
+    "commitment": ("rule", "pricing_category", "charge_category", "provider"),
+    **{bucket: ("charge_period_start",) for bucket in BUCKETS},
+}
+
+
+def _cells(columns: list[str]) -> str:
+    """The select list of ``report/cost_by_sets``'s cells: every column the sets read, time to the day."""
+    inputs = dict.fromkeys(i for c in columns for i in INPUTS.get(c, (c,)))
+    return ", ".join(
+        "date_trunc('day', charge_period_start) AS charge_period_start"
+        if i == "charge_period_start"
+        else _column(i)
+        for i in inputs
+    )
+
+
+def sets_query(sets: list[Set]) -> str:
+    """``report/cost_by_sets`` for these sets of columns."""
+    columns = list(dict.fromkeys(c for s in sets for c in s))
+    grouping = ", ".join(f"({', '.join([*map(_name, s), 'currency'])})" for s in sets)
+    return (
+        queries.load("report/cost_by_sets")
+        .replace("/*cell_columns*/", _cells(columns))
+        .replace("/*dimensions*/", ", ".join(map(_name, columns)))
+        .replace("/*allocations*/", _source(columns, "cells"))
+        .replace("/*sets*/", grouping)
+    )
 
 
 def cost_sets(con: Connection, sets: list[Set]) -> dict[Set, list[dict[str, Any]]]:
     """Allocations summed by each set of columns (+ currency) in one pass (``report/cost_by_sets``);
     per set, rows of its columns, currency and money (Decimal), the sums ``report --by`` those columns
-    gives (a set may use the time buckets of BUCKETS too)."""
+    gives (a set may use the time buckets of BUCKETS too). The allocations are first summed into cells
+    alike in every column any set reads (at 10M allocations, about 300K cells), and the sets, the derived
+    dimensions and the time buckets computed over the cells: sums are exact, so the order does not matter."""
     columns = list(dict.fromkeys(c for s in sets for c in s))
-    sql = sets_query(sets)
     params = waste.outcomes(con).params() if "waste" in columns else {}
     bit = {c: 1 << (len(columns) - 1 - i) for i, c in enumerate(columns)}
     masks = {sum(bit[c] for c in columns if c not in s): s for s in sets}
     out: dict[Set, list[dict[str, Any]]] = {s: [] for s in sets}
-    cursor = con.execute(sql, params)
+    cursor = con.execute(sets_query(sets), params)
     names = [d[0] for d in cursor.description or []]
     for values in cursor.fetchall():
         row = dict(zip(names, values, strict=True))
@@ -182,18 +212,6 @@ def cost_sets(con: Connection, sets: list[Set]) -> dict[Set, list[dict[str, Any]
             {**{c: row[c] for c in kept}, "currency": row["currency"], **{m: row[m] for m in MONEY}}
         )
     return out
-
-
-def sets_query(sets: list[Set]) -> str:
-    """``report/cost_by_sets`` composed for ``sets`` (its GROUPING() bits follow the columns' first use)."""
-    columns = list(dict.fromkeys(c for s in sets for c in s))
-    grouping = ", ".join(f"({', '.join([*map(_name, s), 'currency'])})" for s in sets)
-    return (
-        queries.load("report/cost_by_sets")
-        .replace("/*dimensions*/", ", ".join(map(_name, columns)))
-        .replace("/*allocations*/", _source(columns))
-        .replace("/*sets*/", grouping)
-    )
 
 
 def _name(column: str) -> str:

@@ -103,15 +103,20 @@ def reconcile(con: Connection, experiment_id: str) -> Reconciliation:
     return reconcile_many(con, [experiment_id])[0]
 
 
-def reconcile_many(con: Connection, experiment_ids: list[str]) -> list[Reconciliation]:
+def reconcile_many(
+    con: Connection, experiment_ids: list[str], realized_rows: list[tuple[Any, ...]] | None = None
+) -> list[Reconciliation]:
     """``reconcile`` of each id, in order, from one read per table for all of them (the allocations
     grouped by experiment x phase x category x currency, the estimates, the log's windows): the site
-    reconciles every experiment, tens of thousands in a large month."""
+    reconciles every experiment, tens of thousands in a large month. ``realized_rows``: the rows of
+    ``report/reconcile_realized`` when the caller has summed them already (the site, from its cube)."""
     keys = list(dict.fromkeys(canonical_value(i) for i in experiment_ids))
     ids = {"ids": keys}
     logged = {r[0]: r for r in run(con, "report/reconcile_experiments", ids).fetchall()}
     estimates = _by_experiment(run(con, "report/reconcile_estimates", ids).fetchall())
-    realized = _by_experiment(run(con, "report/reconcile_realized", ids).fetchall())
+    if realized_rows is None:
+        realized_rows = run(con, "report/reconcile_realized", ids).fetchall()
+    realized = _by_experiment(realized_rows)
     windows = _by_experiment(run(con, "report/reconcile_gpu_windows", ids).fetchall())
     results = dict(run(con, "report/reconcile_estimator_results", ids).fetchall())
     complete = billing_complete_through_many(con, keys)

@@ -13,17 +13,21 @@ from pathlib import Path
 from trainledger.core.config import Config
 from trainledger.core.reporter import Reporter
 from trainledger.outputs import postmortem
+from trainledger.outputs.postmortem_svg import STYLE
 from trainledger.outputs.site import charts, data, layout, overview, pages, publish
 from trainledger.warehouse.connection import Connection
 
 BACK_LINK = (
-    '<p><a href="../experiments.html">&larr; all experiments</a> · <a href="../index.html">overview</a></p>'
+    '<p><a href="../experiments.html">&larr; all experiments</a> · <a href="../index.html">overview</a></p>\n'
 )
+# The post-mortems' style, one file beside the pages (`reconcile --format html` keeps it inline).
+POSTMORTEM_CSS = "assets/postmortem.css"
 
 
 def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8", newline="\n")
+    """A page as UTF-8 bytes, its folder made beforehand (tens of thousands of files: no text layer)."""
+    with open(path, "wb") as f:
+        f.write(text.encode())
 
 
 def write_site(
@@ -47,6 +51,9 @@ def write_site(
             _write(root / name, layout.page(title, active, body, generated, depth))
 
         charts.copy_assets(root / "assets")
+        _write(root / POSTMORTEM_CSS, STYLE)
+        for folder in ("experiments", "projects"):
+            (root / folder).mkdir()
         latest = periods[-1] if periods else None
         for period in periods:
             body = overview.render(data.overview(con, config, cube, period), periods, latest or period)
@@ -64,7 +71,7 @@ def write_site(
         reporter.detail("overview written")
         found = data.experiments(con, cube, experiments)
         for r in found.rows:
-            text = postmortem.html(r).replace("<body>\n", f"<body>\n{BACK_LINK}\n", 1)
+            text = postmortem.html(r, f"../{POSTMORTEM_CSS}", BACK_LINK)
             _write(root / "experiments" / f"{layout.slug(r.experiment_id)}.html", text)
         page("experiments.html", "Experiments", "experiments.html", pages.experiments_page(found))
         reporter.detail(f"{len(found.rows)} post-mortem(s) written")
@@ -83,7 +90,7 @@ def write_site(
             "methods.html",
             "Methods: cost against benefit",
             "methods.html",
-            pages.methods_page(data.methods(con)),
+            pages.methods_page(data.methods(con, cube)),
         )
         page("waste.html", "Waste", "waste.html", pages.waste_page(data.waste_page(cube)))
         page("labels.html", "Labels", "labels.html", pages.labels_page(data.labels(con)))

@@ -5,7 +5,6 @@ or any static host."""
 from __future__ import annotations
 
 import hashlib
-import html
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 from trainledger.core.money import fmt
+from trainledger.outputs.escape import esc
 
 NAV = [
     ("index.html", "Overview"),
@@ -23,7 +23,6 @@ NAV = [
     ("waste.html", "Waste"),
     ("labels.html", "Labels"),
 ]
-esc = html.escape
 
 
 def slug(name: str) -> str:
@@ -35,8 +34,11 @@ def slug(name: str) -> str:
     return safe
 
 
+CENT = Decimal("0.01")
+
+
 def money(value: Decimal | None) -> str:
-    return "-" if value is None else f"{value.quantize(Decimal('0.01')):,f}"
+    return "-" if value is None else f"{value.quantize(CENT):,f}"
 
 
 def when(value: datetime | None) -> str:
@@ -52,24 +54,47 @@ class Col:
     key: str = ""
 
 
-def _cell(col: Col, value: Any) -> str:
-    if col.kind == "money":
-        exact = fmt(value) if isinstance(value, Decimal) else ""
-        return f'<td class="num" data-value="{exact}">{money(value)}</td>'
-    if col.kind == "percent":
-        sort = "" if value is None else f"{value:f}"
-        shown = "-" if value is None else f"{value * 100:.1f}%"
-        return f'<td class="num" data-value="{sort}">{shown}</td>'
-    if col.kind == "number":
-        shown = "-" if value is None else f"{value:+.2f}" if isinstance(value, Decimal) else str(value)
-        sort = "" if value is None else str(value)
-        return f'<td class="num" data-value="{esc(sort)}">{esc(shown)}</td>'
-    if col.kind == "link":
-        text, href = value
-        return f'<td data-value="{esc(text)}"><a href="{esc(href)}">{esc(text)}</a></td>'
+def _money_cell(value: Any) -> str:
+    exact = fmt(value) if isinstance(value, Decimal) else ""
+    return f'<td class="num" data-value="{exact}">{money(value)}</td>'
+
+
+def _percent_cell(value: Any) -> str:
+    sort = "" if value is None else f"{value:f}"
+    shown = "-" if value is None else f"{value * 100:.1f}%"
+    return f'<td class="num" data-value="{sort}">{shown}</td>'
+
+
+def _number_cell(value: Any) -> str:
+    shown = "-" if value is None else f"{value:+.2f}" if isinstance(value, Decimal) else str(value)
+    sort = "" if value is None else str(value)
+    return f'<td class="num" data-value="{esc(sort)}">{esc(shown)}</td>'
+
+
+def _link_cell(value: Any) -> str:
+    text, href = value
+    return f'<td data-value="{esc(text)}"><a href="{esc(href)}">{esc(text)}</a></td>'
+
+
+def _text_cell(value: Any) -> str:
     if value is None:
         return '<td data-value="">(none)</td>'
-    return f'<td data-value="{esc(str(value))}">{esc(str(value))}</td>'
+    text = esc(str(value))
+    return f'<td data-value="{text}">{text}</td>'
+
+
+# A cell by its column's kind (tables of tens of thousands of rows: the kind is looked up once per column).
+CELLS = {
+    "money": _money_cell,
+    "percent": _percent_cell,
+    "number": _number_cell,
+    "link": _link_cell,
+    "text": _text_cell,
+}
+
+
+def _row(cells: list[Any], values: Sequence[Any]) -> str:
+    return "".join([cell(v) for cell, v in zip(cells, values, strict=True)])
 
 
 def table(
@@ -90,13 +115,12 @@ def table(
         + "</th>"
         for c in cols
     )
-    body = "".join(
-        "<tr>" + "".join(_cell(c, v) for c, v in zip(cols, r, strict=True)) + "</tr>" for r in rows
-    )
+    cells = [CELLS[c.kind] for c in cols]
+    body = "".join([f"<tr>{_row(cells, r)}</tr>" for r in rows])
     foot = ""
     if total is not None:
-        foot = '<tfoot><tr class="total">' + "".join(_cell(c, v) for c, v in zip(cols, total, strict=True))
-        foot += "</tr></tfoot>"
+        foot = f'<tfoot><tr class="total">{_row(cells, total)}</tr></tfoot>'
+
     if not rows:
         body = f'<tr><td colspan="{len(cols)}" class="empty">none</td></tr>'
     return (

@@ -37,6 +37,8 @@ LABEL_FIXES = {
 
 
 def experiment_row(r: Reconciliation, prefix: str) -> list[object]:
+    estimated = r.estimated_total if any(x.estimated is not None for x in r.rows) else None
+    realized = r.realized_total
     return [
         (r.experiment_id, f"{prefix}experiments/{slug(r.experiment_id)}.html"),
         r.project,
@@ -44,9 +46,9 @@ def experiment_row(r: Reconciliation, prefix: str) -> list[object]:
         r.status,
         when(r.started_at),
         r.currency,
-        r.estimated_total if any(x.estimated is not None for x in r.rows) else None,
-        r.realized_total,
-        r.realized_total - r.estimated_total if any(x.estimated is not None for x in r.rows) else None,
+        estimated,
+        realized,
+        None if estimated is None else realized - estimated,
         r.idle + r.failed,
         "yes" if r.provisional else "no",
     ]
