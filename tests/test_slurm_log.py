@@ -139,7 +139,7 @@ def test_reconcile_a_slurm_job_shows_its_idle_share_and_is_final(cluster: Path) 
     assert report["provisional"] is False  # the bill runs to the end of the day, past the run's 12:00
     assert report["totals"]["realized"] == "247.68"
     # idle on the run's nodes within its run (06:00-12:00): node 2 06-09 (165.12) + node 1 11:30-12 (27.52)
-    assert report["waste"] == {"idle": "192.64", "failed": "0.00"}
+    assert report["waste"] == {"idle": "192.64", "failed": "0.00", "unused_commitment": "0.00"}
     failed = json.loads(invoke(cluster, "reconcile", "slurm-102", "--format", "json").stdout)
     assert failed["waste"]["failed"] == "220.16"
 

@@ -62,7 +62,7 @@ def write_site(
                 "<p>No allocations yet: run `trainledger nightly`.</p>",
             )
         reporter.detail("overview written")
-        found = data.experiments(con, cube, experiments)
+        found = data.experiments(con, cube, experiments, config.reservations)
         for r in found.rows:
             text = postmortem.html(r).replace("<body>\n", f"<body>\n{BACK_LINK}\n", 1)
             _write(root / "experiments" / f"{layout.slug(r.experiment_id)}.html", text)

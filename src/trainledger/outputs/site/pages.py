@@ -47,7 +47,7 @@ def experiment_row(r: Reconciliation, prefix: str) -> list[object]:
         r.estimated_total if any(x.estimated is not None for x in r.rows) else None,
         r.realized_total,
         r.realized_total - r.estimated_total if any(x.estimated is not None for x in r.rows) else None,
-        r.idle + r.failed,
+        r.idle + r.failed + r.unused_commitment,
         "yes" if r.provisional else "no",
     ]
 
