@@ -26,10 +26,11 @@ import pytest
 from click.testing import CliRunner
 
 import generate_clusters
+from examples import init_with, readme_toml
 from trainledger.attribution.labels import LabelScheme, canonical_key
 from trainledger.cli import cli
 from trainledger.connectors.aws_cur import cur2_name
-from trainledger.core.config import LabelsConfig
+from trainledger.core.config import LabelsConfig, parse
 
 EKS_CONFIG = """
 [[sources]]
@@ -146,3 +147,53 @@ def test_kubernetes_label_keys_fold_to_the_scheme() -> None:
     assert (resolved.project, resolved.phase, resolved.method) == ("qwen-coder", "train", "sft")
     assert scheme.resolve({"k8s-namespace": "team-a"}).project == "team-a"
     assert scheme.resolve({"k8s-namespace": "kube:unallocated"}).status == "untagged"
+
+
+# Pod tags as the bills carry them: EKS split cost rows (user_ + the Kubernetes label key, the aws:eks tags in
+# CUR 2.0's spelling) and GKE cost allocation labels.
+EKS_POD = {
+    "user_trainledger.io/experiment": "exp-eks-sft",
+    "user_trainledger.io/cost-label": "qwen-coder-train-sft",
+    "aws_eks_namespace": "training",
+}
+GKE_POD = {"goog-k8s-cluster-name": "train-gke", "k8s-namespace": "math-reasoner", "k8s-label/phase": "eval",
+           "k8s-label/method": "rl", "k8s-label/trainledger.io/experiment": "exp-gke-rl"}  # fmt: skip
+
+
+def test_the_readme_examples_read_pod_labels(tmp_path: Path) -> None:
+    eks, gke = readme_toml("Shared Kubernetes GPU nodes")
+    eks_config = parse(eks, "README.md", tmp_path)
+    assert [s.kind for s in eks_config.sources] == ["aws-cur2"]
+    pod = LabelScheme(eks_config.labels).resolve(EKS_POD)
+    assert (pod.experiment_id, pod.project, pod.phase, pod.method) == (
+        "exp-eks-sft",
+        "qwen-coder",
+        "train",
+        "sft",
+    )
+    gke_config = parse(gke, "README.md", tmp_path)
+    assert [s.kind for s in gke_config.sources] == ["gcp-billing"]
+    pod = LabelScheme(gke_config.labels).resolve(GKE_POD)
+    assert (pod.project, pod.phase, pod.method) == ("math-reasoner", "eval", "rl")
+
+
+def test_init_has_the_kubernetes_examples(tmp_path: Path) -> None:
+    eks = init_with(
+        'experiment = ["experiment", "trainledger.io/experiment"]',
+        'project_fallback = "aws:eks:namespace"',
+        instead_of=('experiment = "experiment"',),
+    )
+    eks_pod = LabelScheme(parse(eks, "init", tmp_path).labels).resolve(
+        {
+            "user_trainledger.io/experiment": "exp-eks-sft",
+            "aws_eks_namespace": "qwen-coder",
+        }  # CUR 2.0 spelling
+    )
+    assert (eks_pod.experiment_id, eks_pod.project) == ("exp-eks-sft", "qwen-coder")
+    gke = init_with(
+        'experiment = ["experiment", "trainledger.io/experiment"]',
+        'project_fallback = "k8s-namespace"',
+        instead_of=('experiment = "experiment"',),
+    )
+    gke_pod = LabelScheme(parse(gke, "init", tmp_path).labels).resolve(GKE_POD)
+    assert (gke_pod.experiment_id, gke_pod.project, gke_pod.phase) == ("exp-gke-rl", "math-reasoner", "eval")

@@ -28,6 +28,7 @@ import pytest
 from click.testing import CliRunner
 
 import generate_clusters
+from examples import init_with, readme_toml
 from trainledger.cli import cli
 from trainledger.core import config as config_module
 from trainledger.core.errors import ConfigError, InputError
@@ -214,3 +215,25 @@ def test_slurm_without_dumps_or_command_is_a_config_error(tmp_path: Path) -> Non
     config = _config(tmp_path, '[experiments]\nkind = "slurm"\n')
     with pytest.raises(ConfigError, match=r'kind = "slurm" needs uri'):
         slurm_log.records(config, Silent())
+
+
+def test_the_readme_and_init_examples_read_the_dumps(tmp_path: Path) -> None:
+    """Both examples, pointed at the scenario's dumps, give the jobs their project from the account (array
+    103's) or the comment's cost label (101), and map the nodes through nodes.csv."""
+    generate_clusters.write_slurm_scenario(tmp_path)
+    [readme] = readme_toml("Slurm jobs as the experiment log")
+    init = init_with(
+        'kind = "slurm"',
+        "[experiments.slurm]",
+        'labels = ["comment", "wckey"]',
+        'project = "account"',
+        'nodes = "nodes.csv"',
+    )
+    for text in (readme.replace("/shared/sacct/", "sacct/"), init.replace("experiments.jsonl", "sacct/")):
+        config = _config(tmp_path, text)
+        assert (config.experiments.kind, config.experiments.slurm.project) == ("slurm", "account")
+        found = {r["experiment_id"]: r for _, r in slurm_log.records(config, Silent())}
+        assert (found["slurm-103"]["project"], found["slurm-103"]["method"]) == ("qwen-coder", "sft")
+        assert found["exp-coder-sft"]["project"] == "qwen-coder"
+        nodes = {x["resource_id"] for p in found["exp-coder-sft"]["phases"] for x in p["resources"]}
+        assert nodes == set(generate_clusters.NODES.values())
