@@ -90,20 +90,22 @@ def block(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+BY_KEY = (
+    "SELECT coalesce(experiment_id, '-'), coalesce(phase, '-'), coalesce(project, '-'), rule, "
+    "coalesce(reason, '-'), sum(billed_cost), sum(effective_cost) FROM allocations "
+    "GROUP BY ALL HAVING sum(billed_cost) <> 0 ORDER BY 1, 2, 3"
+)
+EXPECTED = [
+    ("-", "-", "math-reasoner", "reservation", "unused-commitment", D("110.08"), D("110.08")),
+    ("-", "-", "qwen-coder", "reservation", "unused-commitment", D("409.032"), D("409.032")),
+    ("exp-cb-rl", "eval", "math-reasoner", "time-window", "-", D("62.928"), D("62.928")),
+    ("exp-cb-rl", "rollout", "math-reasoner", "time-window", "-", D("94.392"), D("94.392")),
+    ("exp-cb-sft", "train", "qwen-coder", "time-window", "-", D("188.784"), D("188.784")),
+]
+
+
 def test_the_fee_goes_to_the_runs_by_gpu_time_and_the_rest_is_unused_commitment(block: Path) -> None:
-    rows = query(
-        block,
-        "SELECT coalesce(experiment_id, '-'), coalesce(phase, '-'), coalesce(project, '-'), rule, "
-        "coalesce(reason, '-'), sum(billed_cost), sum(effective_cost) FROM allocations "
-        "GROUP BY ALL HAVING sum(billed_cost) <> 0 ORDER BY 1, 2, 3",
-    )
-    assert rows == [
-        ("-", "-", "math-reasoner", "reservation", "unused-commitment", D("110.08"), D("110.08")),
-        ("-", "-", "qwen-coder", "reservation", "unused-commitment", D("409.032"), D("409.032")),
-        ("exp-cb-rl", "eval", "math-reasoner", "time-window", "-", D("62.928"), D("62.928")),
-        ("exp-cb-rl", "rollout", "math-reasoner", "time-window", "-", D("94.392"), D("94.392")),
-        ("exp-cb-sft", "train", "qwen-coder", "time-window", "-", D("188.784"), D("188.784")),
-    ]
+    assert query(block, BY_KEY) == EXPECTED
 
 
 def test_the_fee_is_amortised_over_the_hours_it_paid_for(block: Path) -> None:

@@ -95,6 +95,12 @@ def test_allocations_add_up_to_the_bill_read_from_the_file(cluster: Path) -> Non
     assert bill == Decimal("2641.92")
     [(billed, effective)] = money(cluster, "SELECT sum(billed_cost), sum(effective_cost) FROM allocations")
     assert billed == effective == bill
+    unequal = money(
+        cluster,
+        "SELECT count(*) FROM charges c JOIN (SELECT charge_id, sum(billed_cost) b, sum(effective_cost) e "
+        "FROM allocations GROUP BY 1) a USING (charge_id) WHERE a.b <> c.billed_cost OR a.e <> c.effective_cost",
+    )
+    assert unequal == [(0,)]  # and each charge's shares sum to it exactly
 
 
 def test_experiments_from_jobs_arrays_and_versions(cluster: Path) -> None:
