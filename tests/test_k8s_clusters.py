@@ -138,6 +138,35 @@ def test_reconcile_a_run_in_pods(eks: Path) -> None:
     assert report["waste"]["idle"] == "236.16"
 
 
+def test_reconcile_of_pods_is_provisional_until_the_bill_reaches_the_runs_end(tmp_path: Path) -> None:
+    """The first delivery bills the node and its pods to 10:00, before the SFT run's end at 12:00; the next
+    one, the whole day."""
+    generate_clusters.write_eks_scenario(tmp_path)
+    rows = generate_clusters.read_cur2(tmp_path, "eks-cur2")
+    early = [r for r in rows if r["line_item_usage_end_date"] <= generate_clusters.at(10)]
+    generate_clusters.write_cur2(tmp_path, early, "eks-cur2")
+    nightly(tmp_path, EKS_CONFIG)
+    report = reconcile_json(tmp_path, "exp-eks-sft")
+    assert (report["provisional"], report["billing_complete_through"]) == (True, "2026-11-10T10:00:00Z")
+    assert report["totals"]["realized"] == "275.20"  # 10 h x 27.52 so far
+    generate_clusters.write_eks_scenario(tmp_path)  # the whole day
+    nightly(tmp_path, EKS_CONFIG)
+    report = reconcile_json(tmp_path, "exp-eks-sft")
+    assert (report["provisional"], report["billing_complete_through"]) == (False, "2026-11-11T00:00:00Z")
+    assert [(r["phase"], r["category"], r["realized"]) for r in report["rows"]] == [
+        ("train", "compute", "330.24")
+    ]
+    assert report["waste"]["idle"] == "236.16"
+
+
+def reconcile_json(root: Path, experiment: str) -> dict[str, Any]:
+    result = CliRunner().invoke(
+        cli, ["--config", str(root / "trainledger.toml"), "reconcile", experiment, "--format", "json"]
+    )
+    assert result.exit_code == 0, result.stderr
+    return dict(json.loads(result.stdout))
+
+
 def test_legacy_cur_split_columns_land_on_the_same_names() -> None:
     assert cur2_name("splitLineItem/ParentResourceId") == "split_line_item_parent_resource_id"
     assert cur2_name("splitLineItem/SplitCost") == "split_line_item_split_cost"

@@ -29,6 +29,7 @@ from click.testing import CliRunner
 
 import generate_clusters
 from examples import init_with, readme_toml
+from generate_clusters import at
 from trainledger.cli import cli
 from trainledger.core import config as config_module
 from trainledger.core.errors import ConfigError, InputError
@@ -149,6 +150,27 @@ def test_reconcile_a_slurm_job_shows_its_idle_share_and_is_final(cluster: Path) 
     assert report["waste"] == {"idle": "192.64", "failed": "0.00", "unused_commitment": "0.00"}
     failed = json.loads(invoke(cluster, "reconcile", "slurm-102", "--format", "json").stdout)
     assert failed["waste"]["failed"] == "220.16"
+
+
+def test_reconcile_of_a_job_is_provisional_until_the_bill_reaches_its_end(tmp_path: Path) -> None:
+    """The first delivery bills the nodes to 10:00, before array 103's end at 12:00; the next, the whole day.
+    Until then 103 has node 1 06-09 shared (1.5 h) and node 2 09-10 (1 h): 2.5 h x 55.04 = 137.60."""
+    generate_clusters.write_slurm_scenario(tmp_path)
+    (tmp_path / "trainledger.toml").write_text(CONFIG.format(uri="sacct/"), encoding="utf-8")
+    rows = generate_clusters.read_cur2(tmp_path)
+    generate_clusters.write_cur2(tmp_path, [r for r in rows if r["line_item_usage_end_date"] <= at(10)])
+    assert invoke(tmp_path, "nightly").exit_code == 0
+    early = json.loads(invoke(tmp_path, "reconcile", "slurm-103", "--format", "json").stdout)
+    assert (early["provisional"], early["billing_complete_through"]) == (True, "2026-11-10T10:00:00Z")
+    assert early["totals"]["realized"] == "137.60"
+    generate_clusters.write_slurm_scenario(tmp_path)
+    assert invoke(tmp_path, "nightly").exit_code == 0
+    final = json.loads(invoke(tmp_path, "reconcile", "slurm-103", "--format", "json").stdout)
+    assert (final["provisional"], final["billing_complete_through"]) == (False, "2026-11-11T00:00:00Z")
+    assert [(r["phase"], r["category"], r["realized"]) for r in final["rows"]] == [
+        ("eval", "compute", "247.68")
+    ]
+    assert final["waste"] == {"idle": "192.64", "failed": "0.00", "unused_commitment": "0.00"}
 
 
 # --- the reader on its own -----------------------------------------------------------------------------
