@@ -206,8 +206,9 @@ def test_a_run_on_an_odcr_sees_the_unused_hours_while_it_ran() -> None:
     """An On-Demand Capacity Reservation cr-od for instances i-a and i-b, 00-04, billed $10 for each hour
     one of its instances stood unused (UnusedBox on the reservation's ARN), owned by project "owner". Run x
     uses i-a 01:30-03:00: the unused hours while it ran are half of 01-02 and all of 02-03, 5 + 10 = 15; over
-    the window 4 x 10 = 40. Run y on i-b at 05-06 is outside the window, run z on another instance: neither
-    used the reservation."""
+    the window 4 x 10 = 40. Run w on i-b 02:00-03:20 sees 02-03 too (as idle, runs at the same time each count
+    it) and a third of 03-04: 10 + 3.333333333333 (rounded toward zero at 12 places). Run y on i-b at 05-06
+    is outside the window, run z on another instance: neither used the reservation."""
     con = bills.warehouse()
     arn = "arn:aws:ec2:us-east-1:1:capacity-reservation/cr-od"
     unused = [
@@ -222,6 +223,7 @@ def test_a_run_on_an_odcr_sees_the_unused_hours_while_it_ran() -> None:
         con,
         [
             bills.Experiment("x", "p", windows=[bills.Window("i-a", bills.at(1.5), bills.at(3))]),
+            bills.Experiment("w", "q", windows=[bills.Window("i-b", bills.at(2), bills.at(3 + 1 / 3))]),
             bills.Experiment("y", "p", windows=[bills.Window("i-b", bills.at(5), bills.at(6))]),
             bills.Experiment("z", "p", windows=[bills.Window("i-c", bills.at(1), bills.at(3))]),
         ],
@@ -236,12 +238,13 @@ def test_a_run_on_an_odcr_sees_the_unused_hours_while_it_ran() -> None:
     }
     config = Config.model_validate({"reservations": [reservation]})
     allocations.attribute(con, config, Silent())
-    x, y, z = reconcile.reconcile_many(con, ["x", "y", "z"], config.reservations)
+    x, w, y, z = reconcile.reconcile_many(con, ["x", "w", "y", "z"], config.reservations)
     assert [(u.id, u.project, u.during_run, u.in_window) for u in x.reservations] == [
         ("cr-od", "owner", D("15"), D("40"))
     ]
     assert x.unused_commitment == D("15") and x.to_json()["waste"]["unused_commitment"] == "15.00"
     assert x.realized_total == D("82.56")  # 0.5 x 55.04 + 55.04, its own instance hours
+    assert [(u.during_run, u.in_window) for u in w.reservations] == [(D("13.333333333333"), D("40"))]
     assert y.reservations == z.reservations == [] and y.unused_commitment == D(0)
     assert z.to_json()["reservations"] == []
     # without the config (an API caller that passes none) the post-mortem is as before
