@@ -212,10 +212,17 @@ def test_bad_params_in_the_log_stop_the_run_with_one_line(run, project: Project,
 def test_catalog_prices_in_the_warehouse_price_the_logged_experiments(run, project: Project) -> None:
     import duckdb
 
+    from trainledger.warehouse import schema
+
     project.warehouse.parent.mkdir(parents=True)
     con = duckdb.connect(str(project.warehouse))
-    con.execute("CREATE TABLE prices (gpu_type VARCHAR, price_per_gpu_hour DECIMAL(18, 6), currency VARCHAR)")
-    con.execute("INSERT INTO prices VALUES ('NVIDIA H100 80GB', 11.061250, 'USD')")
+    schema.create(con, project.warehouse)  # the price sheet as gcp-catalog writes it
+    con.execute(
+        "INSERT INTO prices (provider, source, sku_id, description, usage_type, gpu_type, regions, unit, "
+        "tier_start, currency, price_per_unit, fetched_at) VALUES ('gcp', 'catalog', 'CB8C-0000-0001', "
+        "'Nvidia H100 80GB GPU running in Americas', 'OnDemand', 'H100', ['us-central1'], 'h', 0, 'USD', "
+        "11.061250, TIMESTAMP '2026-11-30 00:00:00')"
+    )
     con.close()
     run("nightly")
     result = run("reconcile", "exp-rl-0421", "--format", "json")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -11,6 +12,7 @@ from trainledger.core.config import EstimatorConfig
 from trainledger.core.errors import InputError
 from trainledger.estimate import Catalog, estimate
 from trainledger.estimate.gpus import canonical_gpu
+from trainledger.warehouse import schema
 
 H100_FLOPS = Decimal("989e12")
 
@@ -192,29 +194,50 @@ def test_instance_type_prices_per_gpu_and_names_the_gpu() -> None:
     assert est.price_per_gpu_hour == Decimal(6)
 
 
-def test_catalog_prices_from_the_warehouse_are_used_when_present() -> None:
+def _price_sheet(*skus: tuple[str, str, str, list[str], str, str]) -> duckdb.DuckDBPyConnection:
+    """A warehouse whose price sheet holds these SKUs (description, usage type, GPU, regions, unit, price),
+    in the columns gcp-catalog writes (schema/warehouse.sql)."""
     con = duckdb.connect()
-    con.execute(
-        "CREATE TABLE prices (gpu_type VARCHAR, region VARCHAR, usage_type VARCHAR, price_per_gpu_hour DECIMAL(18, 6), "
-        "currency VARCHAR, fetched_at TIMESTAMP)"
-    )
-    con.execute(
-        """INSERT INTO prices VALUES
-        ('NVIDIA H100 80GB', 'us-central1', 'OnDemand', 9.796, 'USD', '2026-11-30 00:00:00'),
-        ('NVIDIA H100 80GB', 'europe-west4', 'OnDemand', 10.776, 'USD', '2026-11-30 00:00:00'),
-        ('NVIDIA H100 80GB', 'us-central1', 'Preemptible', 2.253, 'USD', '2026-11-30 00:00:00')"""
+    schema.create(con, Path("ledger.duckdb"))
+    for n, (description, usage, gpu, regions, unit, price) in enumerate(skus):
+        con.execute(
+            "INSERT INTO prices (provider, source, sku_id, description, usage_type, gpu_type, regions, unit, "
+            "tier_start, currency, price_per_unit, fetched_at) "
+            "VALUES ('gcp', 'catalog', ?, ?, ?, ?, ?, ?, 0, 'USD', ?, TIMESTAMP '2026-11-30 00:00:00')",
+            [f"SKU-{n}", description, usage, gpu, regions, unit, price],
+        )
+    return con
+
+
+def test_catalog_prices_from_the_warehouse_are_used_when_present() -> None:
+    con = _price_sheet(
+        ("Nvidia H100 80GB GPU running in Americas", "OnDemand", "H100", ["us-central1"], "h", "9.796"),
+        ("Nvidia H100 80GB GPU running in EMEA", "OnDemand", "H100", ["europe-west4"], "h", "10.776"),
+        ("Spot Preemptible Nvidia H100 80GB GPU", "Preemptible", "H100", ["us-central1"], "h", "2.253"),
+        ("Commitment v1: Nvidia H100 GPU for 1 Year", "Commit1Yr", "H100", ["us-central1"], "h", "6.1"),
+        ("Nvidia H100 80GB GPU, per month", "OnDemand", "H100", ["us-central1"], "mo", "7000"),
     )
     catalog = Catalog.from_warehouse(con)
     params = {"model_params_b": 1, "gpu_type": "H100", "train_samples": 1, "avg_tokens_per_sample": 1}
     est = estimate("sft", params, catalog=catalog)
+    # On demand by the hour only: not the spot, the committed or the monthly SKU.
     assert est.price_per_gpu_hour == Decimal("10.776")
-    assert "2 rows from 9.796000 to 10.776000, highest used" in est.assumptions["price_per_gpu_hour"].source
+    assert "2 rows from 9.796 to 10.776, highest used" in est.assumptions["price_per_gpu_hour"].source
     est = estimate("sft", {**params, "region": "us-central1"}, catalog=catalog)
     assert est.price_per_gpu_hour == Decimal("9.796")
-    assert est.assumptions["price_per_gpu_hour"].source.startswith("GCP Cloud Catalog (region us-central1")
+    assert est.assumptions["price_per_gpu_hour"].source.startswith(
+        "GCP Cloud Catalog SKU SKU-0 (region us-central1"
+    )
     # An explicit config price still wins over the catalog.
     est = estimate("sft", params, EstimatorConfig(price_per_gpu_hour={"H100": Decimal(7)}), catalog)
     assert est.price_per_gpu_hour == Decimal(7)
+
+
+def test_a_price_sheet_without_gpu_prices_is_no_catalog() -> None:
+    con = _price_sheet(
+        ("A3 Instance Core running in Americas", "OnDemand", None, ["us-central1"], "h", "0.03")
+    )
+    assert Catalog.from_warehouse(con) is None
 
 
 def test_no_prices_table_means_no_catalog() -> None:

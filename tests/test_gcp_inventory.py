@@ -18,6 +18,7 @@ from trainledger.core import config as config_module
 from trainledger.core.config import Config
 from trainledger.core.errors import SourceError
 from trainledger.core.reporter import Silent
+from trainledger.estimate import Catalog
 from trainledger.pipeline import jobs
 
 COMPUTE_ENGINE = "6F81-5844-456A"
@@ -87,6 +88,28 @@ def test_catalog_gpu_prices_are_exact_and_typed(tmp_path: Path, catalog: Catalog
     # Both lists were read page by page (two items a page).
     assert catalog.paths().count("GET /v1/services") == 2
     assert catalog.paths().count(f"GET /v1/services/{COMPUTE_ENGINE}/skus") == 6
+
+
+def test_the_estimator_prices_a_gpu_hour_from_the_fetched_catalog(
+    tmp_path: Path, catalog: CatalogFake
+) -> None:
+    config = make_config(
+        tmp_path, f'[[sources]]\nname = "catalog"\nkind = "gcp-catalog"\napi_endpoint = "{catalog.url}"\n'
+    )
+    jobs.ingest(config, Silent())
+    con = duckdb.connect(str(config.warehouse_path()), read_only=True)
+    try:
+        prices = Catalog.from_warehouse(con)
+    finally:
+        con.close()
+    assert prices is not None
+    # The on-demand SKU's 9.798 USD, not the spot SKU's 2.2534 (the fake's catalog_skus).
+    h100 = prices.price("H100", region="us-central1")
+    assert h100 is not None and (h100.price_per_gpu_hour, h100.currency) == (Decimal("9.798"), "USD")
+    # Two on-demand A100 SKUs (40 GB at 2.933908, 80 GB at 3.92712): the dearer one, and the spread said.
+    a100 = prices.price("A100")
+    assert a100 is not None and a100.price_per_gpu_hour == Decimal("3.92712")
+    assert "from 2.933908 to 3.92712, highest used" in a100.source
 
 
 def test_a_second_fetch_replaces_the_price_sheet(tmp_path: Path, catalog: CatalogFake) -> None:

@@ -138,9 +138,9 @@ def test_every_module_imports_and_none_imports_one_that_imports_it_back() -> Non
 
 def test_cli_starts_without_heavy_libraries() -> None:
     """`trainledger --help` and every command's start-up load only what the command uses: the cloud SDKs,
-    polars, pyarrow, plotly and xlsxwriter load inside the commands that need them (issue 18: start-up
+    polars, pyarrow, plotly, SQLGlot and xlsxwriter load inside the commands that need them (issue 18: start-up
     under 0.3 s). polars and DuckDB do load: `report --by`'s help is derived from reports/realize.py."""
-    heavy = {"boto3", "botocore", "google", "plotly", "xlsxwriter"}
+    heavy = {"boto3", "botocore", "google", "plotly", "sqlglot", "xlsxwriter"}
     code = (
         "import sys\nimport trainledger.cli\n"
         f"print(','.join(sorted({{m.split('.')[0] for m in sys.modules}} & {heavy!r})))"

@@ -137,18 +137,11 @@ SELECT
         WHEN sku_description ILIKE '%spot%' OR sku_description ILIKE '%preemptible%' THEN 'Dynamic'
         WHEN cost_type = 'regular' THEN 'Standard'
     END AS pricing_category,
-    CAST(to_json(map_from_entries(list_sort(list_concat(
-        own_labels,
-        list_filter(inherited_labels, lambda p: NOT list_contains(list_transform(own_labels, lambda l: l."key"), p."key")),
-        google_labels
-    )))) AS VARCHAR) AS tags,
+    gcp_tags_json(own_labels, inherited_labels, google_labels) AS tags,
     source_file,
     source_row,
     identity AS row_identity,
-    CAST(to_json(list_transform(credit_list, lambda c: {
-        'type': c.type, 'name': c.name, 'id': c.id, 'full_name': c.full_name,
-        'amount': rtrim(rtrim(CAST(c.amount AS VARCHAR), '0'), '.')
-    })) AS VARCHAR) AS credits,
+    gcp_credits_json(credit_list) AS credits,
     currency_conversion_rate,
     export_time
 FROM identified

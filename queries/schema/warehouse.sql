@@ -373,3 +373,20 @@ CREATE MACRO IF NOT EXISTS bill_time(x) AS
 -- seconds and fractions optional), and a UTC zone (Z, +00:00, UTC) or none (UTC by the spec).
 CREATE MACRO IF NOT EXISTS iso_utc_text(x) AS regexp_full_match(trim(CAST(x AS VARCHAR)),
     '[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]{1,9})?)?)?( ?(Z|[+-]00(:?00)?|UTC))?');
+
+-- A GCP row's tags as one JSON object: the resource's own labels win over the project's inherited ones,
+-- then Google's system labels (goog-*, k8s-*), keys sorted. Shared by the detailed and the FOCUS export.
+CREATE MACRO IF NOT EXISTS gcp_tags_json(own_labels, inherited_labels, google_labels) AS
+    CAST(to_json(map_from_entries(list_sort(list_concat(
+        own_labels,
+        list_filter(inherited_labels, lambda p: NOT list_contains(list_transform(own_labels, lambda l: l."key"), p."key")),
+        google_labels
+    )))) AS VARCHAR);
+
+-- A GCP row's credits as a JSON array (type, name, id, full_name, amount written without trailing zeros):
+-- kept on the charge so a reader sees what was netted into its cost.
+CREATE MACRO IF NOT EXISTS gcp_credits_json(credit_list) AS
+    CAST(to_json(list_transform(credit_list, lambda c: {
+        'type': c.type, 'name': c.name, 'id': c.id, 'full_name': c.full_name,
+        'amount': rtrim(rtrim(CAST(c.amount AS VARCHAR), '0'), '.')
+    })) AS VARCHAR);

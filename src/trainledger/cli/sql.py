@@ -7,15 +7,20 @@ import click
 from trainledger.cli.options import examples
 from trainledger.core import queries
 from trainledger.core.errors import TrainledgerError
-from trainledger.outputs import export
-from trainledger.reports import realize
-from trainledger.warehouse import dialects
+
+# warehouse.dialects.DIALECTS, spelled here so that start-up does not import SQLGlot (tests/test_dialects.py).
+DIALECTS = ("spark", "bigquery", "trino")
 
 
 def _composed(name: str) -> str | None:
-    """The two templates hold markers, not SQL: shown as composed for the default --by."""
+    """The templates hold markers, not SQL: shown as composed for the default --by (and its sets)."""
+    from trainledger.outputs import export
+    from trainledger.reports import realize
+
     if name == "report/cost_by":
         return realize.cost_query(realize.parse_dimensions("project,phase,method,category"), None, [], [])
+    if name == "report/cost_by_sets":
+        return realize.sets_query([("project",), ("project", "phase"), ("method",)])
     if name == "export/allocations":
         columns = [c for c in export.CSV_COLUMNS if c not in export.MONEY_COLUMNS]
         return realize.export_query(columns, set(columns))
@@ -28,7 +33,7 @@ def _composed(name: str) -> str | None:
         "trainledger sql --dialect spark attribute/allocate", "trainledger sql --dialect trino report/cost_by"
     ),
 )
-@click.option("--dialect", type=click.Choice(dialects.DIALECTS), default="spark", show_default=True)
+@click.option("--dialect", type=click.Choice(DIALECTS), default="spark", show_default=True)
 @click.argument("name")
 def sql(dialect: str, name: str) -> None:
     """Print query NAME (e.g. attribute/allocate; a folder/file of queries/) transpiled from DuckDB's
@@ -37,4 +42,6 @@ def sql(dialect: str, name: str) -> None:
         raise TrainledgerError(
             f"no query named {name!r}; the names are the files of queries/, e.g. attribute/allocate"
         )
+    from trainledger.warehouse import dialects
+
     click.echo(dialects.transpile(name, dialect, _composed(name)), nl=False)

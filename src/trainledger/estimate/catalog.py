@@ -1,9 +1,7 @@
-"""GPU prices from the warehouse's ``prices`` table, written by the ``gcp-catalog`` source when configured.
+"""GPU list prices from the warehouse's ``prices`` table, written by the ``gcp-catalog`` source.
 
-The table's exact columns belong to that connector; this reader needs a GPU-type column and a per-GPU-hour
-price column (names below) and uses currency, region, usage type and fetch date when present. Only
-on-demand rows count. Several regions at different prices: the highest is used and the spread is said,
-unless the experiment names its region.
+Only on-demand, per-hour, first-tier GPU SKUs count (``estimate/prices``). Several regions at different
+prices: the highest is used and the spread is said, unless the experiment names its region.
 """
 
 from __future__ import annotations
@@ -15,15 +13,6 @@ from typing import Any
 from trainledger.estimate.gpus import canonical_gpu
 from trainledger.warehouse.connection import Connection, rows, run
 
-GPU_COLUMNS = ("gpu_type", "gpu", "accelerator_type", "accelerator")
-PRICE_COLUMNS = ("price_per_gpu_hour", "price_per_hour", "unit_price", "price")
-OPTIONAL = {
-    "currency": ("currency", "currency_code"),
-    "region": ("region", "region_id"),
-    "usage_type": ("usage_type", "pricing_category"),
-    "fetched_at": ("fetched_at", "fetched_on", "as_of", "effective_time"),
-    "sku": ("sku_id", "sku"),
-}
 ON_DEMAND = {"ondemand", "on-demand", "on_demand", "standard"}
 
 
@@ -43,23 +32,10 @@ class Catalog:
 
     @classmethod
     def from_warehouse(cls, con: Connection) -> Catalog | None:
-        columns = {name.lower(): name for (name,) in run(con, "estimate/price_columns").fetchall()}
-        gpu = next((columns[c] for c in GPU_COLUMNS if c in columns), None)
-        price = next((columns[c] for c in PRICE_COLUMNS if c in columns), None)
-        if not gpu or not price:
-            return None
-        picked = {"gpu": gpu, "price": price}
-        for key, names in OPTIONAL.items():
-            match = next((columns[c] for c in names if c in columns), None)
-            if match:
-                picked[key] = match
-        return cls(
-            [
-                {key: row[column] for key, column in picked.items()}
-                for row in rows(con, "estimate/prices")
-                if row[gpu] is not None and row[price] is not None
-            ]
-        )
+        """None when the warehouse has no price sheet or it holds no GPU price (gcp-catalog not run)."""
+        (exists,) = run(con, "estimate/price_sheet_exists").fetchone() or (0,)
+        found = rows(con, "estimate/prices") if exists else []
+        return cls(found) if found else None
 
     def price(self, gpu: str, region: str | None = None) -> CatalogPrice | None:
         rows = [
@@ -73,8 +49,8 @@ class Catalog:
             rows = in_region or rows
         if not rows:
             return None
-        prices = sorted(Decimal(str(r["price"])) for r in rows)
-        chosen = max(rows, key=lambda r: Decimal(str(r["price"])))
+        prices = sorted(_plain(r["price"]) for r in rows)
+        chosen = max(rows, key=lambda r: r["price"])
         where = f"region {chosen['region']}" if chosen.get("region") else "no region given"
         spread = (
             f"; {len(rows)} rows from {prices[0]:f} to {prices[-1]:f}, highest used (set params.region to choose)"
@@ -89,3 +65,8 @@ class Catalog:
             str(chosen.get("currency") or "USD").upper(),
             f"GCP Cloud Catalog{sku} ({where}{fetched}; GPU only, the host VM is billed apart){spread}",
         )
+
+
+def _plain(price: Decimal) -> Decimal:
+    """The price without the sheet's trailing zeros (DECIMAL(38, 12)), never in exponent form."""
+    return price.quantize(Decimal(1)) if price == price.to_integral_value() else price.normalize()
