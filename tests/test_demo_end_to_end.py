@@ -83,6 +83,7 @@ def test_reconcile_json_has_the_spec_shape_and_the_money(run, project: Project) 
         "rows",
         "totals",
         "waste",
+        "reservations",  # beyond SPEC §7: reserved capacity the run used (README "Reserved GPU capacity")
         "assumptions",
     }
     assert report["experiment_id"] == "exp-sft-0412"

@@ -88,6 +88,8 @@ OTHER_DAYS = {
     "ingest/rename_view": "files read from s3:// (test_aws_s3)",
     "ingest/show_files_as": "files read from s3:// (test_aws_s3)",
     "estimate/prices": "a price sheet with a per-GPU-hour price column (test_estimator, test_estimate_cli)",
+    "report/reconcile_reserved_windows": "reconcile with [[reservations]] (test_reserved_capacity)",
+    "report/reservation_unused": "reconcile with [[reservations]] (test_reserved_capacity)",
 }
 
 

@@ -54,6 +54,7 @@ def test_json_has_exactly_the_spec_keys_and_implied_compute(nightly_warehouse: P
         "rows",
         "totals",
         "waste",
+        "reservations",  # beyond SPEC §7: the [[reservations]] the run used (README "Reserved GPU capacity")
         "assumptions",
     ]
     assert list(report["rows"][0]) == [
@@ -98,7 +99,7 @@ def test_an_experiment_without_estimate_is_reconciled_against_the_estimator(
     assert rows[("train", "compute")]["estimated"] == "1063.77"
     assert rows[("train", "compute")]["realized"] == "495.36"
     assert rows[("rollout", "compute")]["estimated"] == "1758.77"
-    assert report["waste"] == {"idle": "0.00", "failed": "497.35999998"}
+    assert report["waste"] == {"idle": "0.00", "failed": "497.35999998", "unused_commitment": "0.00"}
     assert report["assumptions"]["implied_mfu"].startswith("not computed: the run failed")
 
 

@@ -37,6 +37,7 @@ from trainledger.core import starter
 from trainledger.core.config import Config, parse
 from trainledger.core.errors import ConfigError
 from trainledger.core.reporter import Silent
+from trainledger.reports import reconcile
 
 CONFIG = f"""
 [[sources]]
@@ -89,20 +90,22 @@ def block(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+BY_KEY = (
+    "SELECT coalesce(experiment_id, '-'), coalesce(phase, '-'), coalesce(project, '-'), rule, "
+    "coalesce(reason, '-'), sum(billed_cost), sum(effective_cost) FROM allocations "
+    "GROUP BY ALL HAVING sum(billed_cost) <> 0 ORDER BY 1, 2, 3"
+)
+EXPECTED = [
+    ("-", "-", "math-reasoner", "reservation", "unused-commitment", D("110.08"), D("110.08")),
+    ("-", "-", "qwen-coder", "reservation", "unused-commitment", D("409.032"), D("409.032")),
+    ("exp-cb-rl", "eval", "math-reasoner", "time-window", "-", D("62.928"), D("62.928")),
+    ("exp-cb-rl", "rollout", "math-reasoner", "time-window", "-", D("94.392"), D("94.392")),
+    ("exp-cb-sft", "train", "qwen-coder", "time-window", "-", D("188.784"), D("188.784")),
+]
+
+
 def test_the_fee_goes_to_the_runs_by_gpu_time_and_the_rest_is_unused_commitment(block: Path) -> None:
-    rows = query(
-        block,
-        "SELECT coalesce(experiment_id, '-'), coalesce(phase, '-'), coalesce(project, '-'), rule, "
-        "coalesce(reason, '-'), sum(billed_cost), sum(effective_cost) FROM allocations "
-        "GROUP BY ALL HAVING sum(billed_cost) <> 0 ORDER BY 1, 2, 3",
-    )
-    assert rows == [
-        ("-", "-", "math-reasoner", "reservation", "unused-commitment", D("110.08"), D("110.08")),
-        ("-", "-", "qwen-coder", "reservation", "unused-commitment", D("409.032"), D("409.032")),
-        ("exp-cb-rl", "eval", "math-reasoner", "time-window", "-", D("62.928"), D("62.928")),
-        ("exp-cb-rl", "rollout", "math-reasoner", "time-window", "-", D("94.392"), D("94.392")),
-        ("exp-cb-sft", "train", "qwen-coder", "time-window", "-", D("188.784"), D("188.784")),
-    ]
+    assert query(block, BY_KEY) == EXPECTED
 
 
 def test_the_fee_is_amortised_over_the_hours_it_paid_for(block: Path) -> None:
@@ -169,6 +172,83 @@ def test_reconcile_a_run_on_the_block(block: Path) -> None:
     report = json.loads(cli_run(block, "reconcile", "exp-cb-rl", "--format", "json"))
     assert report["provisional"] is False
     assert report["totals"]["realized"] == "157.32"
+
+
+def test_the_post_mortem_shows_the_reserved_capacity_unused_while_the_run_ran(block: Path) -> None:
+    # exp-cb-rl ran 08-18 on 4 of the block's 8 GPUs: the other 4 sat unused, 4 x 10 h x 3.933 = 157.32,
+    # its hidden cost as idle would be; over the window 104 GPU-h x 3.933 = 409.032 went unused (the owner's)
+    rl = json.loads(cli_run(block, "reconcile", "exp-cb-rl", "--format", "json"))
+    assert rl["waste"] == {"idle": "0.00", "failed": "0.00", "unused_commitment": "157.32"}
+    assert rl["reservations"] == [
+        {
+            "id": generate_capacity.BLOCK_ID,
+            "project": "qwen-coder",
+            "start": "2026-11-10T00:00:00Z",
+            "end": "2026-11-11T00:00:00Z",
+            "unused_during_run": "157.32",
+            "unused_in_window": "409.032",
+        }
+    ]
+    # exp-cb-sft took all 8 GPUs 00-06: nothing unused while it ran, the same 409.032 over the window
+    sft = json.loads(cli_run(block, "reconcile", "exp-cb-sft", "--format", "json"))
+    assert sft["waste"]["unused_commitment"] == "0.00"
+    assert [(u["unused_during_run"], u["unused_in_window"]) for u in sft["reservations"]] == [
+        ("0.00", "409.032")
+    ]
+    text = cli_run(block, "reconcile", "exp-cb-rl")
+    assert "Waste (hidden cost): idle 0.00  failed 0.00  unused commitment 157.32\n" in text
+    assert "157.32 unused while the run ran, 409.03 unused over its window" in text
+    html = cli_run(block, "reconcile", "exp-cb-rl", "--format", "html")
+    assert "unused commitment 157.32 USD" in html and 'Waste</div><div class="value bad">157.32 USD' in html
+
+
+def test_a_run_on_an_odcr_sees_the_unused_hours_while_it_ran() -> None:
+    """An On-Demand Capacity Reservation cr-od for instances i-a and i-b, 00-04, billed $10 for each hour
+    one of its instances stood unused (UnusedBox on the reservation's ARN), owned by project "owner". Run x
+    uses i-a 01:30-03:00: the unused hours while it ran are half of 01-02 and all of 02-03, 5 + 10 = 15; over
+    the window 4 x 10 = 40. Run w on i-b 02:00-03:20 sees 02-03 too (as idle, runs at the same time each count
+    it) and a third of 03-04: 10 + 3.333333333333 (rounded toward zero at 12 places). Run y on i-b at 05-06
+    is outside the window, run z on another instance: neither used the reservation."""
+    con = bills.warehouse()
+    arn = "arn:aws:ec2:us-east-1:1:capacity-reservation/cr-od"
+    unused = [
+        bills.Charge(
+            f"unused-{h}", D("10"), bills.at(h), bills.at(h + 1), arn, usage_type="UnusedBox:p5.48xlarge"
+        )
+        for h in range(4)
+    ]
+    own = [bills.Charge(f"box-{h}", D("55.04"), bills.at(h), bills.at(h + 1), "i-a") for h in range(4)]
+    bills.add_charges(con, unused + own)
+    bills.add_experiments(
+        con,
+        [
+            bills.Experiment("x", "p", windows=[bills.Window("i-a", bills.at(1.5), bills.at(3))]),
+            bills.Experiment("w", "q", windows=[bills.Window("i-b", bills.at(2), bills.at(3 + 1 / 3))]),
+            bills.Experiment("y", "p", windows=[bills.Window("i-b", bills.at(5), bills.at(6))]),
+            bills.Experiment("z", "p", windows=[bills.Window("i-c", bills.at(1), bills.at(3))]),
+        ],
+    )
+    reservation = {
+        "id": "cr-od",
+        "project": "owner",
+        "start": bills.at(0),
+        "end": bills.at(4),
+        "gpus": 16,
+        "instances": ["i-a", "i-b"],
+    }
+    config = Config.model_validate({"reservations": [reservation]})
+    allocations.attribute(con, config, Silent())
+    x, w, y, z = reconcile.reconcile_many(con, ["x", "w", "y", "z"], config.reservations)
+    assert [(u.id, u.project, u.during_run, u.in_window) for u in x.reservations] == [
+        ("cr-od", "owner", D("15"), D("40"))
+    ]
+    assert x.unused_commitment == D("15") and x.to_json()["waste"]["unused_commitment"] == "15.00"
+    assert x.realized_total == D("82.56")  # 0.5 x 55.04 + 55.04, its own instance hours
+    assert [(u.during_run, u.in_window) for u in w.reservations] == [(D("13.333333333333"), D("40"))]
+    assert y.reservations == z.reservations == [] and y.unused_commitment == D(0)
+    assert z.to_json()["reservations"] == []
+    # without the config (an API caller that passes none) the post-mortem is as before
+    assert reconcile.reconcile(con, "x").reservations == []
 
 
 def test_a_reservation_needs_a_window_and_one_entry(tmp_path: Path) -> None:

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 
 from bills import PERIOD_END, Charge, add_charges, at, warehouse
+from examples import init_with, readme_toml
 from trainledger.attribution import allocations
 from trainledger.attribution.categories import Categorizer
-from trainledger.core.config import CategoriesConfig, Config
+from trainledger.attribution.labels import LabelScheme
+from trainledger.core.config import CategoriesConfig, Config, parse
 from trainledger.core.reporter import Silent
 
 
@@ -48,3 +51,19 @@ def test_a_training_job_tag_is_the_experiment() -> None:
         ("exp-sm-7", "qwen-coder", "train", "sft", "storage", Decimal("0.28")),
         ("exp-sm-7", "qwen-coder", "train", "sft", "compute", Decimal("65.8872")),
     ]
+
+
+def test_the_readme_and_init_examples_make_the_job_the_experiment(tmp_path: Path) -> None:
+    job = {"user_sagemaker:training-job-name": "exp-sm-7", "user_cost-label": "qwen-coder-train-sft"}
+    [readme] = readme_toml("Managed training")
+    init = init_with(
+        'experiment = ["experiment", "sagemaker:training-job-name"]',
+        instead_of=('experiment = "experiment"',),
+    )
+    for text in (readme, init):
+        resolved = LabelScheme(parse(text, "example", tmp_path).labels).resolve(job)
+        assert (resolved.experiment_id, resolved.project, resolved.phase) == (
+            "exp-sm-7",
+            "qwen-coder",
+            "train",
+        )

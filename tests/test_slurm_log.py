@@ -28,6 +28,8 @@ import pytest
 from click.testing import CliRunner
 
 import generate_clusters
+from examples import init_with, readme_toml
+from generate_clusters import at
 from trainledger.cli import cli
 from trainledger.core import config as config_module
 from trainledger.core.errors import ConfigError, InputError
@@ -94,6 +96,12 @@ def test_allocations_add_up_to_the_bill_read_from_the_file(cluster: Path) -> Non
     assert bill == Decimal("2641.92")
     [(billed, effective)] = money(cluster, "SELECT sum(billed_cost), sum(effective_cost) FROM allocations")
     assert billed == effective == bill
+    unequal = money(
+        cluster,
+        "SELECT count(*) FROM charges c JOIN (SELECT charge_id, sum(billed_cost) b, sum(effective_cost) e "
+        "FROM allocations GROUP BY 1) a USING (charge_id) WHERE a.b <> c.billed_cost OR a.e <> c.effective_cost",
+    )
+    assert unequal == [(0,)]  # and each charge's shares sum to it exactly
 
 
 def test_experiments_from_jobs_arrays_and_versions(cluster: Path) -> None:
@@ -139,9 +147,30 @@ def test_reconcile_a_slurm_job_shows_its_idle_share_and_is_final(cluster: Path) 
     assert report["provisional"] is False  # the bill runs to the end of the day, past the run's 12:00
     assert report["totals"]["realized"] == "247.68"
     # idle on the run's nodes within its run (06:00-12:00): node 2 06-09 (165.12) + node 1 11:30-12 (27.52)
-    assert report["waste"] == {"idle": "192.64", "failed": "0.00"}
+    assert report["waste"] == {"idle": "192.64", "failed": "0.00", "unused_commitment": "0.00"}
     failed = json.loads(invoke(cluster, "reconcile", "slurm-102", "--format", "json").stdout)
     assert failed["waste"]["failed"] == "220.16"
+
+
+def test_reconcile_of_a_job_is_provisional_until_the_bill_reaches_its_end(tmp_path: Path) -> None:
+    """The first delivery bills the nodes to 10:00, before array 103's end at 12:00; the next, the whole day.
+    Until then 103 has node 1 06-09 shared (1.5 h) and node 2 09-10 (1 h): 2.5 h x 55.04 = 137.60."""
+    generate_clusters.write_slurm_scenario(tmp_path)
+    (tmp_path / "trainledger.toml").write_text(CONFIG.format(uri="sacct/"), encoding="utf-8")
+    rows = generate_clusters.read_cur2(tmp_path)
+    generate_clusters.write_cur2(tmp_path, [r for r in rows if r["line_item_usage_end_date"] <= at(10)])
+    assert invoke(tmp_path, "nightly").exit_code == 0
+    early = json.loads(invoke(tmp_path, "reconcile", "slurm-103", "--format", "json").stdout)
+    assert (early["provisional"], early["billing_complete_through"]) == (True, "2026-11-10T10:00:00Z")
+    assert early["totals"]["realized"] == "137.60"
+    generate_clusters.write_slurm_scenario(tmp_path)
+    assert invoke(tmp_path, "nightly").exit_code == 0
+    final = json.loads(invoke(tmp_path, "reconcile", "slurm-103", "--format", "json").stdout)
+    assert (final["provisional"], final["billing_complete_through"]) == (False, "2026-11-11T00:00:00Z")
+    assert [(r["phase"], r["category"], r["realized"]) for r in final["rows"]] == [
+        ("eval", "compute", "247.68")
+    ]
+    assert final["waste"] == {"idle": "192.64", "failed": "0.00", "unused_commitment": "0.00"}
 
 
 # --- the reader on its own -----------------------------------------------------------------------------
@@ -214,3 +243,25 @@ def test_slurm_without_dumps_or_command_is_a_config_error(tmp_path: Path) -> Non
     config = _config(tmp_path, '[experiments]\nkind = "slurm"\n')
     with pytest.raises(ConfigError, match=r'kind = "slurm" needs uri'):
         slurm_log.records(config, Silent())
+
+
+def test_the_readme_and_init_examples_read_the_dumps(tmp_path: Path) -> None:
+    """Both examples, pointed at the scenario's dumps, give the jobs their project from the account (array
+    103's) or the comment's cost label (101), and map the nodes through nodes.csv."""
+    generate_clusters.write_slurm_scenario(tmp_path)
+    [readme] = readme_toml("Slurm jobs as the experiment log")
+    init = init_with(
+        'kind = "slurm"',
+        "[experiments.slurm]",
+        'labels = ["comment", "wckey"]',
+        'project = "account"',
+        'nodes = "nodes.csv"',
+    )
+    for text in (readme.replace("/shared/sacct/", "sacct/"), init.replace("experiments.jsonl", "sacct/")):
+        config = _config(tmp_path, text)
+        assert (config.experiments.kind, config.experiments.slurm.project) == ("slurm", "account")
+        found = {r["experiment_id"]: r for _, r in slurm_log.records(config, Silent())}
+        assert (found["slurm-103"]["project"], found["slurm-103"]["method"]) == ("qwen-coder", "sft")
+        assert found["exp-coder-sft"]["project"] == "qwen-coder"
+        nodes = {x["resource_id"] for p in found["exp-coder-sft"]["phases"] for x in p["resources"]}
+        assert nodes == set(generate_clusters.NODES.values())

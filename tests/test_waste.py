@@ -80,10 +80,10 @@ def _cli(project: Project, *args: str):
 def test_demo_reconcile_shows_idle_and_failed_cost(nightly_warehouse: Project) -> None:
     opd = json.loads(_cli(nightly_warehouse, "reconcile", "exp-opd-0425", "--format", "json").stdout)
     # The OPD teacher (p5, 55.04/h) idles 04:00-06:00 on 11-19 while the run lasts until 05:30: 55.04 + 27.52.
-    assert opd["waste"] == {"idle": "82.56", "failed": "0.00"}
+    assert opd["waste"] == {"idle": "82.56", "failed": "0.00", "unused_commitment": "0.00"}
     failed = json.loads(_cli(nightly_warehouse, "reconcile", "exp-rl-0421", "--format", "json").stdout)
     # 9 hours of p5.48xlarge at 55.04 plus its 2,000 GB gp3 volume, all tagged with the failed run.
-    assert failed["waste"] == {"idle": "0.00", "failed": "497.35999998"}
+    assert failed["waste"] == {"idle": "0.00", "failed": "497.35999998", "unused_commitment": "0.00"}
     text = _cli(nightly_warehouse, "reconcile", "exp-opd-0425").stdout
     assert "Waste (hidden cost): idle 82.56  failed 0.00" in text
 

@@ -1,19 +1,26 @@
-"""Hidden cost (SPEC §1, §4): idle GPUs, failed or aborted runs, and re-runs of failed ones.
+"""Hidden cost (SPEC §1, §4): idle GPUs, failed or aborted runs, re-runs of failed ones, and reserved
+capacity nobody used.
 
-Idle cost is placed by attribution (rule ``idle``); failure and rework are properties of experiments in
-the log, so they are worked out here, at read time, and never stored.
+Idle cost and unused commitment are placed by attribution (rules ``idle`` and ``reservation``); failure and
+rework are properties of experiments in the log, and which reservation a run used is the log's windows on
+its instances: those are worked out here, at read time, and never stored.
 """
 
 from __future__ import annotations
 
 import json
+from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
-from decimal import Decimal
+from datetime import datetime, timedelta
+from decimal import ROUND_DOWN, Decimal
+from typing import Any
 
+from trainledger.core.config import ReservationConfig
 from trainledger.warehouse.connection import Connection, run
 
 FAILED_STATUSES = ("failed", "aborted", "cancelled")
+_MICROSECOND = timedelta(microseconds=1)
 CLASSES = ("productive", "idle", "failed", "rerun", "unused-commitment", "shared", "unattributed")
 
 
@@ -72,3 +79,74 @@ def experiments_waste(con: Connection, currencies: dict[str, str]) -> dict[str, 
         }
         for e, c in currencies.items()
     }
+
+
+@dataclass(frozen=True)
+class ReservedUse:
+    """A reservation a run used (the log places it on one of the reservation's instances inside its window),
+    in the run's currency: the reserved capacity nobody used while the run ran, which is the run's hidden
+    cost as idle is, and over the whole window, which is the owner's (README "Reserved GPU capacity")."""
+
+    id: str
+    project: str
+    start: datetime
+    end: datetime
+    during_run: Decimal
+    in_window: Decimal
+
+
+def reserved_capacity(
+    con: Connection, currencies: dict[str, str], reservations: Sequence[ReservationConfig]
+) -> dict[str, list[ReservedUse]]:
+    """For each experiment (id -> currency), the ``[[reservations]]`` it used, read at once for all of them
+    (queries/report/reconcile_reserved_windows.sql, reservation_unused.sql). The unused part during the run
+    is each unused stretch's overlap with the run [start, end), in units of 1e-12 rounded toward zero, as
+    for idle; concurrent runs on one reservation each count the stretch they shared."""
+    out: dict[str, list[ReservedUse]] = {e: [] for e in currencies}
+    if not reservations or not currencies:
+        return out
+    params = {"ids": list(currencies), "instances": sorted({i for r in reservations for i in r.instances})}
+    windows: dict[str, list[tuple[Any, ...]]] = {}
+    for exp_id, *rest in run(con, "report/reconcile_reserved_windows", params).fetchall():
+        windows.setdefault(exp_id, []).append(tuple(rest))
+    found: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
+    ids = {"reservations": [r.id for r in reservations]}
+    for rid, currency, *rest in run(con, "report/reservation_unused", ids).fetchall():
+        found.setdefault((rid, currency), []).append(tuple(rest))
+    unused = {key: _Stretches(rows) for key, rows in found.items()}
+    none = _Stretches([])
+    for exp_id, currency in currencies.items():
+        mine = windows.get(exp_id, [])
+        for r in reservations:
+            on_it = [w for w in mine if w[0] in r.instances and w[1] < r.end and w[2] > r.start]
+            if on_it:
+                stretches = unused.get((r.id, currency), none)
+                during = stretches.during(on_it[0][3], on_it[0][4])
+                out[exp_id].append(ReservedUse(r.id, r.project, r.start, r.end, during, stretches.total))
+    return out
+
+
+class _Stretches:
+    """One reservation's unused commitment in one currency: (start, end, cost) stretches, by start, so a
+    run finds the few it overlaps by bisection (a year of hourly unused rows, read by many runs)."""
+
+    def __init__(self, rows: list[tuple[Any, ...]]) -> None:
+        self.total = sum((Decimal(c) for *_, c in rows), Decimal(0))
+        timed = sorted((s, e, Decimal(c)) for s, e, c in rows if s is not None and e is not None and e > s)
+        self.starts = [s for s, _, _ in timed]
+        self.timed = timed
+        self.longest = max((e - s for s, e, _ in timed), default=timedelta(0))
+
+    def during(self, run_start: datetime, run_end: datetime) -> Decimal:
+        """The stretches' parts inside the run [run_start, run_end), by time."""
+        lo = bisect_left(self.starts, run_start - self.longest)
+        hi = bisect_left(self.starts, run_end)
+        return sum((_part(c, s, e, run_start, run_end) for s, e, c in self.timed[lo:hi]), Decimal(0))
+
+
+def _part(cost: Decimal, start: datetime, end: datetime, run_start: datetime, run_end: datetime) -> Decimal:
+    overlap = (min(end, run_end) - max(start, run_start)) // _MICROSECOND
+    if overlap <= 0:
+        return Decimal(0)
+    share = cost * overlap / ((end - start) // _MICROSECOND)
+    return share.quantize(Decimal("1e-12"), ROUND_DOWN)

@@ -108,7 +108,7 @@ def reconcile(obj: Context, experiment_id: str, fmt_: str, out: str | None) -> N
 
     with open_warehouse(obj.config, write=False) as con:
         experiments_module.require(con, obj.config, experiment_id)
-        result = reconcile_module.reconcile(con, experiment_id)
+        result = reconcile_module.reconcile(con, experiment_id, obj.config.reservations)
     if fmt_ == "json":
         text = json.dumps(result.to_json(), indent=2) + "\n"
     elif fmt_ == "markdown":

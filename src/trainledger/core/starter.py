@@ -2,7 +2,8 @@
 
 Every registered source kind (``connectors/registry.py``) appears as its module's commented ``EXAMPLE``,
 so a new kind reaches the starter with no edit here; ``init --source KIND --uri URI`` fills the kind's
-example in as the first source.
+example in as the first source. Shared clusters and managed training (Slurm as the log, EKS and GKE pod
+labels, SageMaker's job tag, reserved capacity) are commented examples in the tail.
 """
 
 from __future__ import annotations
@@ -66,13 +67,25 @@ path = ".trainledger/ledger.duckdb"
 TAIL = """
 [experiments]
 uri = "experiments.jsonl"        # JSON Lines file, folder, s3:// or gs:// prefix; absent = no experiments yet
+# kind = "slurm"                 # Slurm: uri is then sacct --json dumps (README "Slurm jobs as the experiment log")
+
+# Slurm jobs as experiments (with kind = "slurm" above): where labels come from, nodes to instances.
+# [experiments.slurm]
+# labels = ["comment", "wckey"]  # job fields read as labels, first wins: sbatch --comment="cost-label=..."
+# project = "account"            # a field whose whole value is the project when no label names one
+# nodes = "nodes.csv"            # node,resource_id[,provider]: node names to the bill's instance ids
 
 [labels]
 project = "project"
 phase = "phase"
 method = "method"
 experiment = "experiment"
+# One of these instead (README "Shared Kubernetes GPU nodes", "Managed training"):
+# experiment = ["experiment", "trainledger.io/experiment"]    # EKS and GKE: a pod label (GKE's k8s-label/<key>)
+# experiment = ["experiment", "sagemaker:training-job-name"]  # SageMaker: the tag set at the job's launch
 composite = "cost-label"        # cost-label = <project>-<phase>-<method>
+# project_fallback = "k8s-namespace"  # GKE: the namespace names the project when no label does
+# project_fallback = "aws:eks:namespace"  # EKS: the same, from split cost allocation's namespace tag
 phases = ["data", "train", "rollout", "eval"]
 methods = ["sft", "rl", "opd"]
 

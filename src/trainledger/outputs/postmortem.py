@@ -250,6 +250,16 @@ def _other_currencies(r: Reconciliation, esc: Callable[[str], str] = _same) -> s
     return f"Also realized in {esc(', '.join(r.other_currencies))} (not converted, not included above)"
 
 
+def _reserved_lines(r: Reconciliation, esc: Callable[[str], str] = _same) -> list[str]:
+    """One line per reservation the run used: unused while it ran (its waste) and over the window (the
+    owner's, counted once in `report --by waste`)."""
+    return [
+        f"reservation {esc(u.id)} ({esc(u.project)}, {_t(u.start)} to {_t(u.end)}): "
+        f"{_m(u.during_run)} unused while the run ran, {_m(u.in_window)} unused over its window"
+        for u in r.reservations
+    ]
+
+
 def text(r: Reconciliation) -> str:
     failed, empty = failure(r), _no_cost(r)
     lines = [*([failed.upper(), ""] if failed else []), *_header_lines(r), ""]
@@ -257,7 +267,9 @@ def text(r: Reconciliation) -> str:
         lines.extend([empty, ""])
     lines.append(table(HEADERS, _rows(r), money=HEADERS[2:]))
     lines.append("")
-    lines.append(f"Waste (hidden cost): idle {_m(r.idle)}  failed {_m(r.failed)}")
+    unused = f"  unused commitment {_m(r.unused_commitment)}" if r.reservations else ""
+    lines.append(f"Waste (hidden cost): idle {_m(r.idle)}  failed {_m(r.failed)}{unused}")
+    lines.extend(f"  {line}" for line in _reserved_lines(r))
     lines.append(_eval_share(r))
     lines.extend(_benefit_lines(r))
     if r.other_currencies:
@@ -301,6 +313,9 @@ def markdown(r: Reconciliation) -> str:
     lines.extend(_md_table(HEADERS, _rows(r), 2))
     lines.extend(["", "## Waste", "", f"- idle: {_m(r.idle)} {_md(r.currency)}"])
     lines.append(f"- failed: {_m(r.failed)} {_md(r.currency)}")
+    if r.reservations:
+        lines.append(f"- unused commitment: {_m(r.unused_commitment)} {_md(r.currency)}")
+        lines.extend(f"  - {line}" for line in _reserved_lines(r, _md))
     lines.append(f"- {_eval_share(r)}")
     benefits = _benefit_lines(r)
     if benefits:
@@ -365,7 +380,8 @@ def _kpis(r: Reconciliation) -> str:
         kpis.append((label, f"{_m(h.variance)} ({_pct(h.pct)})", "bad" if bad else ""))
     if h.unestimated_lines:
         kpis.append(("Lines with no estimate", f"{_m(h.unestimated)} {cur}", ""))
-    kpis.append(("Waste", f"{_m(r.idle + r.failed)} {cur}", "bad" if r.idle + r.failed > 0 else ""))
+    hidden = r.idle + r.failed + r.unused_commitment
+    kpis.append(("Waste", f"{_m(hidden)} {cur}", "bad" if hidden > 0 else ""))
     return "".join(
         f'<div class="kpi"><div class="label">{esc(k)}</div><div class="value {cls}">{esc(v)}</div></div>'
         for k, v, cls in kpis
@@ -395,7 +411,10 @@ def html(r: Reconciliation, stylesheet: str | None = None, before: str = "") -> 
         chart(_bars(r), r.currency),
         _html_table(HEADERS, rows, 2, totals=len(rows) - len(r.rows)),
         "<h2>Waste (hidden cost)</h2>",
-        f"<p>idle {esc(_m(r.idle))} · failed {esc(_m(r.failed))} {esc(r.currency)}</p>",
+        f"<p>idle {esc(_m(r.idle))} · failed {esc(_m(r.failed))}"
+        + (f" · unused commitment {esc(_m(r.unused_commitment))}" if r.reservations else "")
+        + f" {esc(r.currency)}</p>",
+        *(f'<p class="small">{esc(line)}</p>' for line in _reserved_lines(r)),
         f"<p>{esc(_eval_share(r))}</p>",
     ]
     benefits = _benefit_lines(r)

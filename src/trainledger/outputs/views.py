@@ -334,6 +334,7 @@ def terminal_safe(result: Reconciliation) -> Reconciliation:
         method=text(result.method),
         status=text(result.status),
         rows=[replace(r, phase=visible(r.phase), category=visible(r.category)) for r in result.rows],
+        reservations=[replace(u, id=visible(u.id), project=visible(u.project)) for u in result.reservations],
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import ROUND_HALF_EVEN, Decimal
@@ -10,7 +11,7 @@ from typing import Any
 
 from trainledger.attribution import waste
 from trainledger.attribution.labels import canonical_value
-from trainledger.core.config import phase_category_order
+from trainledger.core.config import ReservationConfig, phase_category_order
 from trainledger.core.money import fmt
 from trainledger.experiments.log import ExperimentHeader
 from trainledger.warehouse.connection import Connection, run
@@ -47,6 +48,12 @@ class Reconciliation(ExperimentHeader):
     metrics: dict[str, Any] = field(
         default_factory=dict
     )  # the log's metrics ({target, general}: before/after)
+    reservations: list[waste.ReservedUse] = field(default_factory=list)  # the [[reservations]] it used
+
+    @property
+    def unused_commitment(self) -> Decimal:
+        """Reserved capacity nobody used while the run ran, on the reservations it used."""
+        return sum((u.during_run for u in self.reservations), Decimal(0))
 
     @property
     def estimated_total(self) -> Decimal:
@@ -90,7 +97,22 @@ class Reconciliation(ExperimentHeader):
                 "realized": money(self.realized_total),
                 "variance": money(self.realized_total - self.estimated_total),
             },
-            "waste": {"idle": money(self.idle), "failed": money(self.failed)},
+            "waste": {
+                "idle": money(self.idle),
+                "failed": money(self.failed),
+                "unused_commitment": money(self.unused_commitment),
+            },
+            "reservations": [
+                {
+                    "id": u.id,
+                    "project": u.project,
+                    "start": _iso(u.start),
+                    "end": _iso(u.end),
+                    "unused_during_run": money(u.during_run),
+                    "unused_in_window": money(u.in_window),
+                }
+                for u in self.reservations
+            ],
             "assumptions": self.assumptions,
         }
 
@@ -99,17 +121,23 @@ def _iso(value: datetime | None) -> str | None:
     return None if value is None else value.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def reconcile(con: Connection, experiment_id: str) -> Reconciliation:
-    return reconcile_many(con, [experiment_id])[0]
+def reconcile(
+    con: Connection, experiment_id: str, reservations: Sequence[ReservationConfig] = ()
+) -> Reconciliation:
+    return reconcile_many(con, [experiment_id], reservations)[0]
 
 
 def reconcile_many(
-    con: Connection, experiment_ids: list[str], realized_rows: list[tuple[Any, ...]] | None = None
+    con: Connection,
+    experiment_ids: list[str],
+    reservations: Sequence[ReservationConfig] = (),
+    realized_rows: list[tuple[Any, ...]] | None = None,
 ) -> list[Reconciliation]:
     """``reconcile`` of each id, in order, from one read per table for all of them (the allocations
     grouped by experiment x phase x category x currency, the estimates, the log's windows): the site
-    reconciles every experiment, tens of thousands in a large month. ``realized_rows``: the rows of
-    ``report/reconcile_realized`` when the caller has summed them already (the site, from its cube)."""
+    reconciles every experiment, tens of thousands in a large month. ``reservations``: the config's
+    ``[[reservations]]``, for the unused reserved capacity of those a run used. ``realized_rows``: the
+    rows of ``report/reconcile_realized`` when the caller has summed them already (the site, its cube)."""
     keys = list(dict.fromkeys(canonical_value(i) for i in experiment_ids))
     ids = {"ids": keys}
     logged = {r[0]: r for r in run(con, "report/reconcile_experiments", ids).fetchall()}
@@ -122,6 +150,7 @@ def reconcile_many(
     complete = billing_complete_through_many(con, keys)
     currencies = {k: _currency(logged.get(k), estimates.get(k, []), realized.get(k, [])) for k in keys}
     hidden = waste.experiments_waste(con, currencies)
+    reserved = waste.reserved_capacity(con, currencies, reservations)
     built = {
         k: _reconciliation(
             logged.get(k) or (k, None, None, None, None, None, "{}", "{}"),  # known from a tag only
@@ -132,6 +161,7 @@ def reconcile_many(
             hidden[k],
             results.get(k),
             windows.get(k, []),
+            reserved[k],
         )
         for k in keys
     }
@@ -165,6 +195,7 @@ def _reconciliation(
     hidden: dict[str, Decimal],
     estimator_detail: str | None,
     windows: list[tuple[Any, ...]],
+    reserved: list[waste.ReservedUse],
 ) -> Reconciliation:
     exp_id, project, method, status, started, ended, _, metrics_json = logged
     realized = {(p, c): Decimal(cost) for p, c, cur, cost, _ in realized_rows if cur == currency}
@@ -205,6 +236,7 @@ def _reconciliation(
         assumptions=assumptions,
         other_currencies=sorted({cur for _, _, cur, _, _ in realized_rows} - {currency}),
         metrics=json.loads(metrics_json or "{}"),
+        reservations=reserved,
     )
 
 

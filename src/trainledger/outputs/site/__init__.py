@@ -69,7 +69,7 @@ def write_site(
                 "<p>No allocations yet: run `trainledger nightly`.</p>",
             )
         reporter.detail("overview written")
-        found = data.experiments(con, cube, experiments)
+        found = data.experiments(con, cube, experiments, config.reservations)
         for r in found.rows:
             text = postmortem.html(r, f"../{POSTMORTEM_CSS}", BACK_LINK)
             _write(root / "experiments" / f"{layout.slug(r.experiment_id)}.html", text)

@@ -9,12 +9,13 @@ is ``labels``'s.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from trainledger.core.config import Config
+from trainledger.core.config import Config, ReservationConfig
 from trainledger.reports import benefit, budgets, coverage, realize, reconcile
 from trainledger.reports.budgets import BudgetStatus, ShareStatus
 from trainledger.warehouse.connection import Connection, run
@@ -153,12 +154,14 @@ class Experiments:
         return out
 
 
-def experiments(con: Connection, cube: Cube, limit: int | None) -> Experiments:
+def experiments(
+    con: Connection, cube: Cube, limit: int | None, reservations: Sequence[ReservationConfig] = ()
+) -> Experiments:
     logged = [exp_id for exp_id, _ in run(con, "site/experiments").fetchall()]
     seen = {r["experiment_id"] for r in cube.rollup(["experiment_id"])} - {None}
     ids = logged + sorted(seen - set(logged))
     chosen = ids if limit is None else ids[:limit]
-    return Experiments(reconcile.reconcile_many(con, chosen, realized(cube)), len(ids))
+    return Experiments(reconcile.reconcile_many(con, chosen, reservations, realized(cube)), len(ids))
 
 
 def realized(cube: Cube) -> list[tuple[Any, ...]]:

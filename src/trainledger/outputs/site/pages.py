@@ -49,7 +49,7 @@ def experiment_row(r: Reconciliation, prefix: str) -> list[object]:
         estimated,
         realized,
         None if estimated is None else realized - estimated,
-        r.idle + r.failed,
+        r.idle + r.failed + r.unused_commitment,
         "yes" if r.provisional else "no",
     ]
 
