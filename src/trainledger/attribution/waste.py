@@ -14,7 +14,6 @@ from decimal import Decimal
 from trainledger.warehouse.connection import Connection, run
 
 FAILED_STATUSES = ("failed", "aborted", "cancelled")
-CLASSES = ("productive", "idle", "failed", "rerun", "unused-commitment", "shared", "unattributed")
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trainledger.estimate.gpus import canonical_gpu
-from trainledger.warehouse.connection import Connection, rows, run
+
+if TYPE_CHECKING:
+    from trainledger.warehouse.connection import Connection
 
 GPU_COLUMNS = ("gpu_type", "gpu", "accelerator_type", "accelerator")
 PRICE_COLUMNS = ("price_per_gpu_hour", "price_per_hour", "unit_price", "price")
@@ -43,6 +45,8 @@ class Catalog:
 
     @classmethod
     def from_warehouse(cls, con: Connection) -> Catalog | None:
+        from trainledger.warehouse.connection import rows, run  # DuckDB: not needed by `estimate --help`
+
         columns = {name.lower(): name for (name,) in run(con, "estimate/price_columns").fetchall()}
         gpu = next((columns[c] for c in GPU_COLUMNS if c in columns), None)
         price = next((columns[c] for c in PRICE_COLUMNS if c in columns), None)

@@ -107,11 +107,11 @@ def cost_benefit(con: Connection, since: date | None = None, until: date | None 
         exp_id: (method, status, json.loads(metrics or "{}"))
         for exp_id, method, status, metrics in run(con, "report/benefit_experiments").fetchall()
     }
-    frame = realize.cost_frame(con, ["experiment_id", "method", "phase"], None, since, until)
+    headers, found = realize.cost_rows(con, ["experiment_id", "method", "phase"], None, since, until)
     costs: dict[tuple[str, str], Decimal] = {}
     evals: dict[tuple[str, str], Decimal] = {}
     methods: dict[str, str | None] = {}
-    for row in frame.iter_rows(named=True):
+    for row in (dict(zip(headers, values, strict=True)) for values in found):
         exp_id = row["experiment_id"]
         if exp_id is None:
             continue
