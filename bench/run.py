@@ -285,17 +285,19 @@ class _Timed:
     def __init__(self, con: Any, timings: list[tuple[float, str]]) -> None:
         self._con, self._timings = con, timings
 
-    def _time(self, method: str, sql: str, *args: Any) -> Any:
+    def _time(self, method: str, sql: str, *args: Any, **kwargs: Any) -> Any:
+        # connection.run names the query file to a connection that is not DuckDB's own (as this one)
+        shown = kwargs.pop("name", None) or " ".join(str(sql).split())[:110]
         start = time.perf_counter()
-        result = getattr(self._con, method)(sql, *args)
-        self._timings.append((time.perf_counter() - start, " ".join(str(sql).split())[:110]))
+        result = getattr(self._con, method)(sql, *args, **kwargs)
+        self._timings.append((time.perf_counter() - start, shown))
         return self if result is self._con else result
 
-    def execute(self, sql: str, *args: Any) -> Any:
-        return self._time("execute", sql, *args)
+    def execute(self, sql: str, *args: Any, **kwargs: Any) -> Any:
+        return self._time("execute", sql, *args, **kwargs)
 
-    def executemany(self, sql: str, *args: Any) -> Any:
-        return self._time("executemany", sql, *args)
+    def executemany(self, sql: str, *args: Any, **kwargs: Any) -> Any:
+        return self._time("executemany", sql, *args, **kwargs)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._con, name)
