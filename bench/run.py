@@ -303,7 +303,7 @@ class _Timed:
         return getattr(self._con, name)
 
 
-def profile(rows: int, data: Path, top: int = 8) -> str:
+def profile(rows: int, data: Path, top: int = 8, source: Source = CUR2) -> str:
     """Each step again, in this process, every SQL statement timed; the slowest per step."""
     from trainledger.core import config as config_module
     from trainledger.core.reporter import Silent
@@ -311,7 +311,7 @@ def profile(rows: int, data: Path, top: int = 8) -> str:
     from trainledger.pipeline import jobs
     from trainledger.warehouse import connection
 
-    run, _, _ = prepare(rows, data)
+    run, _, _ = prepare(rows, data, source=source)
     os.chdir(run)
     config = config_module.load(None, None)
     timings: list[tuple[float, str]] = []
@@ -322,7 +322,7 @@ def profile(rows: int, data: Path, top: int = 8) -> str:
         with opened(*args, **kwargs) as con:
             yield _Timed(con, timings)
 
-    lines = [f"profile, {rows:,} rows (seconds per SQL statement, slowest first)"]
+    lines = [f"profile, {rows:,} rows of {source.name} (seconds per SQL statement, slowest first)"]
     steps = {
         "ingest": lambda: jobs.ingest(config, Silent()),
         "attribute": lambda: jobs.attribute(config, Silent()),
@@ -381,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 print()
         return 0
-    results = {}
+    results: dict[int, list[Step]] = {}
     runs = f"\n(median of {args.repeat} runs)" if args.repeat > 1 else ""
     for rows in (int(r) for r in args.rows.split(",")):
         for source in (SOURCES[name] for name in args.sources.split(",")):
@@ -395,8 +395,9 @@ def main(argv: list[str] | None = None) -> int:
     if len(results) > 1:
         print(growth(results))
     if args.profile:
-        for rows in results:
-            print(profile(rows, args.data), flush=True)
+        for rows in (int(r) for r in args.rows.split(",")):
+            for name in args.sources.split(","):
+                print(profile(rows, args.data, source=SOURCES[name]), flush=True)
     return 0
 
 
