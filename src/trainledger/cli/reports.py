@@ -1,5 +1,5 @@
 """Read-side commands: report, reconcile, export, labels, budgets, experiments. Each opens the warehouse,
-calls the core, and renders one document. The core (DuckDB, polars, the reports) is imported by the
+calls the core, and renders one document. The core (DuckDB, the reports) is imported by the
 command that runs, so `--help` and every other command start without it."""
 
 from __future__ import annotations
