@@ -95,6 +95,7 @@ clean:
 	rm -rf $(VENV) $(FOCUS_VENV) $(DEMO) .pytest_cache .ruff_cache .mypy_cache
 
 # Not part of `make test`: `make bench ROWS=1000000,10000000 BENCHFLAGS=--profile` (see BENCHMARKS.md);
-# `make bench ENGINE=spark ROWS=1000000` runs trainledger on Spark, local[1] then local[2].
+# `make bench ENGINE=spark ROWS=1000000` runs trainledger on Spark, local[1] then local[2];
+# `make bench BENCHFLAGS=--sources cur2,gcp,focus` adds a GCP and a FOCUS month of the same size.
 bench: $(STAMP)
 	$(BIN)/python bench/run.py --rows $(ROWS) --engine $(ENGINE) $(BENCHFLAGS)

@@ -92,10 +92,6 @@ def test_the_engines_on_paper_get_every_query_and_say_what_did_not_translate(dia
     }
 
 
-def test_the_sql_command_offers_every_engine_the_transpiler_knows() -> None:
-    assert sql_command.DIALECTS == dialects.DIALECTS
-
-
 def test_the_sql_command_prints_a_query_for_an_engine_and_refuses_an_unknown_name(run) -> None:
     result = run("sql", "--dialect", "spark", "checks/invariant_sums")
     assert result.exit_code == 0, result.stderr

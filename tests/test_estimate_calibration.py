@@ -15,7 +15,8 @@ import duckdb
 
 from bills import Charge, Experiment, Window, at, attribute
 from conftest import Project
-from trainledger.estimate import calibration, estimate
+from trainledger.estimate import calibration
+from trainledger.estimate.model import estimate
 from trainledger.reports import reconcile
 
 

@@ -10,8 +10,9 @@ import pytest
 
 from trainledger.core.config import EstimatorConfig
 from trainledger.core.errors import InputError
-from trainledger.estimate import Catalog, estimate
+from trainledger.estimate.catalog import Catalog
 from trainledger.estimate.gpus import canonical_gpu
+from trainledger.estimate.model import estimate
 from trainledger.warehouse import schema
 
 H100_FLOPS = Decimal("989e12")

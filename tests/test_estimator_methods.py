@@ -10,7 +10,7 @@ import pytest
 
 from conftest import ROOT
 from trainledger.core.errors import InputError
-from trainledger.estimate import estimate
+from trainledger.estimate.model import estimate
 from trainledger.estimate.params import PARAMS
 
 H100 = Decimal("989e12")

@@ -17,7 +17,7 @@ from trainledger.cli import cli
 from trainledger.outputs import views
 from trainledger.outputs.document import render
 from trainledger.reports.coverage import Coverage
-from trainledger.reports.realize import DIMENSIONS
+from trainledger.reports.dimensions import DIMENSIONS
 
 # An OSC title change, a screen clear, a colour, a bell and a newline: what a hostile tag could hold.
 HOSTILE_ID = "exp-\x1b]0;owned\x07x"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from trainledger.estimate import estimate
+from trainledger.estimate.model import estimate
 
 
 def ratio(estimated: Decimal | None, published: Decimal) -> Decimal:

@@ -21,7 +21,6 @@ from trainledger.warehouse.connection import Connection, run
 
 FAILED_STATUSES = ("failed", "aborted", "cancelled")
 _MICROSECOND = timedelta(microseconds=1)
-CLASSES = ("productive", "idle", "failed", "rerun", "unused-commitment", "shared", "unattributed")
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,6 @@ from trainledger.cli.context import Context
 from trainledger.cli.options import PERIOD, alerts_out, examples
 from trainledger.cli.output import echo
 from trainledger.connectors import IngestResult, registry
-from trainledger.core import config as config_module
 from trainledger.core.errors import ConfigError, ExitCode
 from trainledger.core.files import write_atomic
 from trainledger.core.starter import starter
@@ -42,6 +41,8 @@ def init(obj: Context, force: bool, kind: str | None, uri: str | None) -> None:
     Every source kind has a commented example in it; the experiment log may be absent until the first
     run is logged, and nightly writes its exports to exports/.
     """
+
+    from trainledger.core import config as config_module  # pydantic: not needed for --help
 
     if uri and kind is None:
         raise click.UsageError("--uri needs --source KIND")

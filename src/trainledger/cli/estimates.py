@@ -10,8 +10,7 @@ import click
 from trainledger.cli.context import Context
 from trainledger.cli.options import examples, output_format
 from trainledger.cli.output import echo
-from trainledger.estimate import METHODS, render
-from trainledger.estimate.params import PARAMS
+from trainledger.estimate.params import METHODS, PARAMS
 from trainledger.outputs.tables import visible_lines
 
 
@@ -58,7 +57,7 @@ def estimate(
     fmt_: str,
 ) -> None:
     """Estimate cost from first principles (SPEC §6), with the derivation and every assumption beside it."""
-    from trainledger.estimate import param_sources
+    from trainledger.estimate import param_sources, render
     from trainledger.reports import experiments
     from trainledger.warehouse.connection import open_warehouse
 

@@ -1,5 +1,5 @@
 """Read-side commands: report, reconcile, export, labels, budgets, experiments. Each opens the warehouse,
-calls the core, and renders one document. The core (DuckDB, polars, the reports) is imported by the
+calls the core, and renders one document. The core (DuckDB, the reports) is imported by the
 command that runs, so `--help` and every other command start without it."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from trainledger.cli.output import echo, emit, emit_text
 from trainledger.core.errors import ExitCode
 from trainledger.core.files import write_atomic
 from trainledger.outputs.tables import visible_lines
-from trainledger.reports import realize
+from trainledger.reports.dimensions import dimension_help, parse_dimensions
 
 
 def _date(value: datetime | None) -> date | None:
@@ -34,7 +34,7 @@ def _date(value: datetime | None) -> date | None:
     "--by",
     default="project,phase,method,category",
     show_default=True,
-    help=realize.dimension_help(),
+    help=dimension_help(),
 )
 @click.option(
     "--granularity",
@@ -70,7 +70,7 @@ def report(
     from trainledger.reports import shape as shape_module
     from trainledger.warehouse.connection import open_warehouse
 
-    columns = realize.parse_dimensions(by)
+    columns = parse_dimensions(by)
     if period and (with_metrics or shape):
         raise click.UsageError("--period applies to the cost report; use --since/--until with this view")
     with open_warehouse(obj.config, write=False) as con:
@@ -81,8 +81,8 @@ def report(
             document = views.shape(columns, unit, found, shape_module.gpu_hours(con))
         else:
             where = {"billing_period": period} if period else None
-            frame = realize.cost_frame(con, columns, granularity, _date(since), _date(until), where)
-            document = views.costs(frame)
+            headers, records = realize.cost_rows(con, columns, granularity, _date(since), _date(until), where)
+            document = views.costs(headers, records)
     emit(document, fmt_)
 
 

@@ -7,9 +7,7 @@ import click
 from trainledger.cli.options import examples
 from trainledger.core import queries
 from trainledger.core.errors import TrainledgerError
-
-# warehouse.dialects.DIALECTS, spelled here so that start-up does not import SQLGlot (tests/test_dialects.py).
-DIALECTS = ("spark", "bigquery", "trino")
+from trainledger.reports.dimensions import parse_dimensions
 
 
 def _composed(name: str) -> str | None:
@@ -22,7 +20,7 @@ def _composed(name: str) -> str | None:
 
         return realize.sets_query(SETS)
     if name == "report/cost_by":
-        return realize.cost_query(realize.parse_dimensions("project,phase,method,category"), None, [], [])
+        return realize.cost_query(parse_dimensions("project,phase,method,category"), None, [], [])
     if name == "export/allocations":
         columns = [c for c in export.CSV_COLUMNS if c not in export.MONEY_COLUMNS]
         return realize.export_query(columns, set(columns))
@@ -35,15 +33,16 @@ def _composed(name: str) -> str | None:
         "trainledger sql --dialect spark attribute/allocate", "trainledger sql --dialect trino report/cost_by"
     ),
 )
-@click.option("--dialect", type=click.Choice(DIALECTS), default="spark", show_default=True)
+@click.option("--dialect", type=click.Choice(queries.DIALECTS), default="spark", show_default=True)
 @click.argument("name")
 def sql(dialect: str, name: str) -> None:
     """Print query NAME (e.g. attribute/allocate; a folder/file of queries/) transpiled from DuckDB's
     dialect by SQLGlot, with the engine's overrides and anything SQLGlot could not translate noted."""
+    from trainledger.warehouse import dialects  # SQLGlot: loaded by this command only
+
     if name not in queries.names():
         raise TrainledgerError(
             f"no query named {name!r}; the names are the files of queries/, e.g. attribute/allocate"
         )
-    from trainledger.warehouse import dialects
 
     click.echo(dialects.transpile(name, dialect, _composed(name)), nl=False)

@@ -7,6 +7,9 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
+# The engines `trainledger sql` shows a query for, besides DuckDB's own (warehouse/dialects.py).
+DIALECTS = ("spark", "bigquery", "trino")
+
 _PACKAGE = Path(__file__).resolve().parents[1]
 # Installed wheel: queries/ sits inside the package. Source checkout: at the repository root.
 _CANDIDATES = (_PACKAGE / "queries", _PACKAGE.parents[1] / "queries")

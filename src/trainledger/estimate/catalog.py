@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trainledger.estimate.gpus import canonical_gpu
-from trainledger.warehouse.connection import Connection, rows, run
+
+if TYPE_CHECKING:
+    from trainledger.warehouse.connection import Connection
 
 ON_DEMAND = {"ondemand", "on-demand", "on_demand", "standard"}
 
@@ -33,6 +35,8 @@ class Catalog:
     @classmethod
     def from_warehouse(cls, con: Connection) -> Catalog | None:
         """None when the warehouse has no price sheet or it holds no GPU price (gcp-catalog not run)."""
+        from trainledger.warehouse.connection import rows, run  # DuckDB: not needed by `estimate --help`
+
         (exists,) = run(con, "estimate/price_sheet_exists").fetchone() or (0,)
         found = rows(con, "estimate/prices") if exists else []
         return cls(found) if found else None

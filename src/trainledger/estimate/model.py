@@ -17,10 +17,9 @@ from trainledger.estimate.builder import Builder
 from trainledger.estimate.calibration import Lookup
 from trainledger.estimate.catalog import Catalog
 from trainledger.estimate.hardware import check_stage_hardware, hardware
-from trainledger.estimate.params import Params, unknown_keys
+from trainledger.estimate.params import METHODS, Params, unknown_keys
 from trainledger.estimate.result import Estimate
 
-METHODS = ("sft", "rl", "opd", "dpo")
 ROUNDING = "GPU hours x price, summed per phase, rounded half-even to the cent; total = sum of phases"
 ONCE = ("eval_samples", "eval_tokens_per_sample", "eval_prompt_tokens", "data_cost", "storage_cost")
 HARDWARE_NOTES = ("gpu_type", "gpus", "peak_tflops", "price_per_gpu_hour")

@@ -12,7 +12,8 @@ from trainledger.core.config import Config
 from trainledger.core.errors import InputError, NotFound
 from trainledger.estimate import calibration
 from trainledger.estimate.catalog import Catalog
-from trainledger.estimate.model import METHODS, estimate
+from trainledger.estimate.model import estimate
+from trainledger.estimate.params import METHODS
 from trainledger.estimate.result import Estimate
 from trainledger.warehouse.connection import Connection, run
 

@@ -10,7 +10,6 @@ import json
 from decimal import Decimal
 from typing import Any
 
-from trainledger import estimate as estimator
 from trainledger.attribution.labels import LabelScheme
 from trainledger.core.config import Config
 from trainledger.core.currencies import ISO_4217
@@ -18,7 +17,8 @@ from trainledger.core.errors import InputError
 from trainledger.core.json_lines import LIMIT, field_path, shown
 from trainledger.core.money import to_decimal
 from trainledger.core.reporter import Reporter
-from trainledger.estimate import Catalog
+from trainledger.estimate import model as estimator
+from trainledger.estimate.catalog import Catalog
 from trainledger.experiments.log import Experiment, LogContent, build, merge, read_log
 from trainledger.warehouse.connection import Connection, insert_rows, run
 

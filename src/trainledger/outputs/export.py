@@ -12,6 +12,7 @@ from trainledger.outputs import cents as cents_module
 from trainledger.outputs import export_focus, xlsx
 from trainledger.outputs.document import Sheet, csv_text
 from trainledger.reports import realize
+from trainledger.reports.dimensions import DIMENSIONS
 from trainledger.warehouse import step_state
 from trainledger.warehouse.connection import Connection, run
 
@@ -36,7 +37,7 @@ MONEY_COLUMNS = {"billed_cost", "effective_cost", "list_cost"}
 # Nightly file name per `[exports] format`: trainledger-<period><suffix>.
 FILE_SUFFIX = {"csv": ".csv", "xlsx": ".xlsx", "focus": "-focus.csv"}
 # Dimensions `--by` may keep; billing_period and currency are always kept (periods and currencies never mix).
-BY_NAMES = {name: column for name, column in realize.DIMENSIONS.items() if column in CSV_COLUMNS}
+BY_NAMES = {name: column for name, column in DIMENSIONS.items() if column in CSV_COLUMNS}
 
 
 def parse_by(text: str | None) -> list[str]:

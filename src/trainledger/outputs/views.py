@@ -10,8 +10,6 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
-import polars as pl
-
 from trainledger.core.errors import TrainledgerError
 from trainledger.core.money import fmt
 from trainledger.outputs.document import Document, Sheet, Table
@@ -24,16 +22,16 @@ from trainledger.reports.reconcile import Reconciliation
 from trainledger.reports.shape import ShapeRow
 
 
-def costs(frame: pl.DataFrame) -> Document:
+def costs(headers: list[str], records: list[tuple[Any, ...]]) -> Document:
     """`report`: one row per group, a total line when the rows share one currency."""
-    headers = frame.columns
-    records = frame.rows()
     money = [h for h in headers if h.endswith("_cost")]
     parts: list[Table | str] = [Table(headers, records, money)]
-    currencies = sorted(set(frame["currency"].to_list())) if frame.height else []
+    column = {h: i for i, h in enumerate(headers)}
+    currencies = sorted({r[column["currency"]] for r in records})
     if len(currencies) == 1:
         totals = {
-            c: sum((Decimal(v) for v in frame[c].to_list() if v is not None), Decimal(0)) for c in money
+            c: sum((Decimal(r[column[c]]) for r in records if r[column[c]] is not None), Decimal(0))
+            for c in money
         }
         parts.append(
             "total " + "  ".join(f"{c}={fmt(v, 2)}" for c, v in totals.items()) + f" {currencies[0]}"

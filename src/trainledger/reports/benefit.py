@@ -115,8 +115,8 @@ def cost_benefit(
         for exp_id, method, status, metrics in run(con, "report/benefit_experiments").fetchall()
     }
     if sums is None:
-        frame = realize.cost_frame(con, ["experiment_id", "method", "phase"], None, since, until)
-        sums = list(frame.iter_rows(named=True))
+        headers, found = realize.cost_rows(con, ["experiment_id", "method", "phase"], None, since, until)
+        sums = [dict(zip(headers, values, strict=True)) for values in found]
     costs: dict[tuple[str, str], Decimal] = {}
     evals: dict[tuple[str, str], Decimal] = {}
     methods: dict[str, str | None] = {}

@@ -1,4 +1,4 @@
-"""Realized cost by any dimension (polars over allocations pre-grouped in DuckDB).
+"""Realized cost by any dimension, summed in the warehouse (allocations grouped by DuckDB or Spark).
 
 Time: a charge (or a time segment of one) counts in the hour, day or month its period starts, and
 ``since``/``until`` keep the allocations that start in ``[since, until)``, so consecutive ranges add up to
@@ -8,42 +8,14 @@ the whole without counting a month-long charge (tax, credits, fees) twice. Bucke
 from __future__ import annotations
 
 from datetime import date
-from decimal import Decimal
+from decimal import Decimal, localcontext
 from typing import Any
-
-import polars as pl
 
 from trainledger.attribution import waste
 from trainledger.core import queries
-from trainledger.core.errors import TrainledgerError
+from trainledger.reports.dimensions import DIMENSIONS
 from trainledger.warehouse.connection import Connection
 
-# CLI dimension name -> allocations column.
-DIMENSIONS = {
-    "project": "project",
-    "phase": "phase",
-    "method": "method",
-    "experiment": "experiment_id",
-    "experiment_id": "experiment_id",
-    "category": "cost_category",
-    "cost_category": "cost_category",
-    "rule": "rule",
-    "provider": "provider",
-    "service": "service_name",
-    "service_name": "service_name",
-    "account": "billing_account_id",
-    "billing_account_id": "billing_account_id",
-    "sub_account": "sub_account_id",
-    "sub_account_id": "sub_account_id",
-    "period": "billing_period",
-    "billing_period": "billing_period",
-    "charge_category": "charge_category",
-    "pricing_category": "pricing_category",
-    "waste": "waste",
-    "commitment": "commitment",
-}
-# What a dimension's values are, where its name does not say (shown in `--by`'s help).
-DIMENSION_VALUES = {"waste": ", ".join(waste.CLASSES)}
 # Granularity -> (date_trunc unit, label format): ISO 8601, UTC, so text order is time order.
 GRANULARITIES = {
     "hour": ("hour", "%Y-%m-%dT%H:00:00Z"),
@@ -51,6 +23,7 @@ GRANULARITIES = {
     "month": ("month", "%Y-%m"),
 }
 MONEY = ("billed_cost", "effective_cost", "list_cost")
+UNIT = Decimal(1).scaleb(-12)
 # Time buckets `cost_sets` can group by like dimensions: the UTC day, and the week from its Monday.
 BUCKETS = {
     "day": "strftime(date_trunc('day', charge_period_start), '%Y-%m-%d')",
@@ -58,34 +31,10 @@ BUCKETS = {
 }
 
 
-def dimension_names() -> list[str]:
-    """One ``--by`` name per column, in ``DIMENSIONS`` order (the aliases after the first left out)."""
-    first: dict[str, str] = {}
-    for name, column in DIMENSIONS.items():
-        first.setdefault(column, name)
-    return list(first.values())
+Rows = tuple[list[str], list[tuple[Any, ...]]]  # column names, and the rows
 
 
-def dimension_help() -> str:
-    """The ``--by`` help: every dimension, derived from ``DIMENSIONS``."""
-    shown = [f"{n} ({DIMENSION_VALUES[n]})" if n in DIMENSION_VALUES else n for n in dimension_names()]
-    return f"Comma-separated dimensions: {', '.join(shown)}."
-
-
-def parse_dimensions(text: str | None) -> list[str]:
-    names = [d.strip().lower() for d in (text or "").split(",") if d.strip()]
-    unknown = [n for n in names if n not in DIMENSIONS]
-    if unknown:
-        known = ", ".join(sorted(dimension_names()))
-        raise TrainledgerError(f"unknown dimension {unknown[0]!r} for --by (known: {known})")
-    columns: list[str] = []
-    for name in names:
-        if DIMENSIONS[name] not in columns:
-            columns.append(DIMENSIONS[name])
-    return columns
-
-
-def cost_frame(
+def cost_rows(
     con: Connection,
     columns: list[str],
     granularity: str | None = None,
@@ -93,9 +42,10 @@ def cost_frame(
     until: date | None = None,
     where: dict[str, str] | None = None,
     max_seconds: int | None = None,
-) -> pl.DataFrame:
+) -> Rows:
     """Allocations summed by (time bucket named after ``granularity``, first) + ``columns`` + currency
-    (never mixed), money as Decimal; ``max_seconds`` keeps only charges no longer than that."""
+    (never mixed), money as Decimal with 12 places; ``max_seconds`` keeps only charges no longer than that.
+    Plain rows, not a frame: `report` then needs no polars."""
     params: dict[str, object] = {}
     if "waste" in columns:
         params.update(waste.outcomes(con).params())
@@ -103,8 +53,20 @@ def cost_frame(
     params.update((name, value) for name, value in bounds.items() if value is not None)
     params.update((f"w{i}", value) for i, value in enumerate((where or {}).values()))
     sql = cost_query(columns, granularity, [n for n in bounds if n in params], list(where or {}))
-    frame = con.sql(sql, params=params).pl() if params else con.sql(sql).pl()
-    return frame.with_columns(pl.col(m).cast(pl.Decimal(38, 12)) for m in MONEY)
+    result = con.sql(sql, params=params) if params else con.sql(sql)
+    headers = [d[0] for d in result.description]
+    money = [i for i, h in enumerate(headers) if h in MONEY]
+    found = result.fetchall()
+    with localcontext(prec=38):
+        for n, row in enumerate(found):
+            if any(row[i] is not None and row[i].as_tuple().exponent != -12 for i in money):
+                found[n] = tuple(_places(v) if i in money else v for i, v in enumerate(row))
+    return headers, found
+
+
+def _places(value: Decimal | None) -> Decimal | None:
+    """DECIMAL(38, 12)'s 12 places, whatever scale an engine's sum returned."""
+    return None if value is None else value.quantize(UNIT)
 
 
 # The one place where Python composes SQL (`report --by`, `export --by`): column names from the allow-list
@@ -227,8 +189,3 @@ def export_query(columns: list[str], kept: set[str]) -> str:
 def _expression(name: str) -> str:
     """A query file that holds one SQL expression, without its header comment."""
     return "\n".join(line for line in queries.load(name).splitlines() if not line.startswith("--"))
-
-
-def total(frame: pl.DataFrame, column: str = "effective_cost") -> Decimal:
-    value = frame.select(pl.col(column).sum()).item() if frame.height else None
-    return Decimal(value) if value is not None else Decimal(0)

@@ -14,8 +14,6 @@ from datetime import date, datetime, timedelta
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
-import polars as pl
-
 from trainledger.core.money import fmt
 from trainledger.reports import realize
 from trainledger.warehouse.connection import Connection, rows, run
@@ -67,16 +65,20 @@ def shape(
 ) -> tuple[str, list[ShapeRow]]:
     unit = granularity(con, requested)
     seconds = BUCKET_SECONDS[unit]
-    frame = realize.cost_frame(con, columns, unit, since, until, max_seconds=seconds)
-    everything = realize.cost_frame(con, columns, None, since, until)
+    bucket_headers, bucketed = realize.cost_rows(con, columns, unit, since, until, max_seconds=seconds)
+    headers, everything = realize.cost_rows(con, columns, None, since, until)
     keys = [*columns, "currency"]
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}  # in the order of their first bucket
+    for values in bucketed:
+        row = dict(zip(bucket_headers, values, strict=True))
+        groups.setdefault(tuple(row[k] for k in keys), []).append(row)
     resolved_totals = {
-        tuple(r[k] for k in keys): Decimal(r["effective_cost"])
-        for r in frame.group_by(keys).agg(pl.col("effective_cost").sum()).iter_rows(named=True)
+        key: sum((Decimal(r["effective_cost"]) for r in part if r["effective_cost"] is not None), Decimal(0))
+        for key, part in groups.items()
     }
     out = []
-    for group, part in frame.group_by(keys, maintain_order=True):
-        spend = [(r[unit], Decimal(r["effective_cost"])) for r in part.iter_rows(named=True)]
+    for group, part in groups.items():
+        spend = [(r[unit], Decimal(r["effective_cost"])) for r in part]
         first, last = (datetime.strptime(label, FORMATS[unit]) for label in (spend[0][0], spend[-1][0]))
         buckets = int((last - first) / timedelta(seconds=seconds)) + 1
         peak_at, peak = max(spend, key=lambda item: (item[1], item[0]))
@@ -93,7 +95,7 @@ def shape(
             )
         )
     by_key = {(*r.keys.values(), r.currency): r for r in out}
-    for r in everything.iter_rows(named=True):
+    for r in (dict(zip(headers, values, strict=True)) for values in everything):
         key = tuple(r[k] for k in keys)
         unresolved = Decimal(r["effective_cost"]) - resolved_totals.get(key, Decimal(0))
         if key in by_key:

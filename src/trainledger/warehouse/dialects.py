@@ -21,8 +21,6 @@ from sqlglot.errors import ErrorLevel
 
 from trainledger.core import queries
 
-DIALECTS = ("spark", "bigquery", "trino")
-
 # Statements replaced whole for an engine, and why the transpiled DuckDB text cannot run there.
 OVERRIDES: dict[str, dict[str, str]] = {
     "spark": {
@@ -236,8 +234,8 @@ def render(tree: exp.Expr, dialect: str) -> tuple[str, list[str]]:
 def transpile(name: str, dialect: str, sql: str | None = None) -> str:
     """The named query (or ``sql``, composed from it) as SQL text of ``dialect``, for review, its header
     kept and followed by what stands in for DuckDB and what did not translate (``trainledger sql``)."""
-    if dialect not in DIALECTS:
-        raise ValueError(f"unknown dialect {dialect!r} (known: {', '.join(DIALECTS)})")
+    if dialect not in queries.DIALECTS:
+        raise ValueError(f"unknown dialect {dialect!r} (known: {', '.join(queries.DIALECTS)})")
     header = [line for line in queries.load(name).splitlines() if line.startswith("--")]
     if sql is None and name in OVERRIDES.get(dialect, {}):
         header.append(
