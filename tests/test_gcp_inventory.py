@@ -18,7 +18,7 @@ from trainledger.core import config as config_module
 from trainledger.core.config import Config
 from trainledger.core.errors import SourceError
 from trainledger.core.reporter import Silent
-from trainledger.estimate import Catalog
+from trainledger.estimate.catalog import Catalog
 from trainledger.pipeline import jobs
 
 COMPUTE_ENGINE = "6F81-5844-456A"
