@@ -13,9 +13,14 @@ from trainledger.warehouse import dialects
 
 
 def _composed(name: str) -> str | None:
-    """The two templates hold markers, not SQL: shown as composed for the default --by."""
+    """The templates hold markers, not SQL: shown as composed for the default --by (the site's sets for
+    report/cost_by_sets)."""
     if name == "report/cost_by":
         return realize.cost_query(realize.parse_dimensions("project,phase,method,category"), None, [], [])
+    if name == "report/cost_by_sets":
+        from trainledger.outputs.site.data import SETS
+
+        return realize.sets_query(SETS)
     if name == "export/allocations":
         columns = [c for c in export.CSV_COLUMNS if c not in export.MONEY_COLUMNS]
         return realize.export_query(columns, set(columns))

@@ -168,13 +168,7 @@ def cost_sets(con: Connection, sets: list[Set]) -> dict[Set, list[dict[str, Any]
     per set, rows of its columns, currency and money (Decimal), the sums ``report --by`` those columns
     gives (a set may use the time buckets of BUCKETS too)."""
     columns = list(dict.fromkeys(c for s in sets for c in s))
-    grouping = ", ".join(f"({', '.join([*map(_name, s), 'currency'])})" for s in sets)
-    sql = (
-        queries.load("report/cost_by_sets")
-        .replace("/*dimensions*/", ", ".join(map(_name, columns)))
-        .replace("/*allocations*/", _source(columns))
-        .replace("/*sets*/", grouping)
-    )
+    sql = sets_query(sets)
     params = waste.outcomes(con).params() if "waste" in columns else {}
     bit = {c: 1 << (len(columns) - 1 - i) for i, c in enumerate(columns)}
     masks = {sum(bit[c] for c in columns if c not in s): s for s in sets}
@@ -188,6 +182,18 @@ def cost_sets(con: Connection, sets: list[Set]) -> dict[Set, list[dict[str, Any]
             {**{c: row[c] for c in kept}, "currency": row["currency"], **{m: row[m] for m in MONEY}}
         )
     return out
+
+
+def sets_query(sets: list[Set]) -> str:
+    """``report/cost_by_sets`` composed for ``sets`` (their columns from the allow-list)."""
+    columns = list(dict.fromkeys(c for s in sets for c in s))
+    grouping = ", ".join(f"({', '.join([*map(_name, s), 'currency'])})" for s in sets)
+    return (
+        queries.load("report/cost_by_sets")
+        .replace("/*dimensions*/", ", ".join(map(_name, columns)))
+        .replace("/*allocations*/", _source(columns))
+        .replace("/*sets*/", grouping)
+    )
 
 
 def _name(column: str) -> str:
