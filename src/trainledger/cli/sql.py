@@ -7,14 +7,15 @@ import click
 from trainledger.cli.options import examples
 from trainledger.core import queries
 from trainledger.core.errors import TrainledgerError
-from trainledger.outputs import export
-from trainledger.reports import realize
 from trainledger.warehouse import dialects
 
 
 def _composed(name: str) -> str | None:
     """The templates hold markers, not SQL: shown as composed for the default --by (the site's sets for
-    report/cost_by_sets)."""
+    report/cost_by_sets). Imported here: the export module loads xlsxwriter, which start-up must not."""
+    from trainledger.outputs import export
+    from trainledger.reports import realize
+
     if name == "report/cost_by":
         return realize.cost_query(realize.parse_dimensions("project,phase,method,category"), None, [], [])
     if name == "report/cost_by_sets":
