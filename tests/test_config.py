@@ -38,6 +38,18 @@ def load_text(tmp_path: Path, text: str) -> config.Config:
         ),
         ("[warehouse\n", "not valid TOML"),
         ("[warehouse]\nmemory_limit = 'lots'\n", "warehouse.memory_limit"),
+        (
+            "[warehouse]\ndatabase = 'ledger'\n",
+            "warehouse: database = 'ledger' is for engine = \"spark\" (DuckDB keeps every table in the file",
+        ),
+        (
+            "[warehouse]\nengine = 'spark'\ncatalog = 'glue'\n",
+            "warehouse: catalog = 'glue' needs database too: the tables live in <catalog>.<database>",
+        ),
+        (
+            "[warehouse]\nengine = 'spark'\ndatabase = 'ml-ledger'\n",
+            "warehouse.database: 'ml-ledger' is not a Spark name: expected letters, digits and _",
+        ),
     ],
 )
 def test_mistakes_are_named(tmp_path: Path, text: str, message: str) -> None:

@@ -15,14 +15,15 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner, Result
 
 from conftest import Project, demo_config
+from spark_checks import assert_same_allocations, spark_allocations
 from trainledger.cli import cli
 from trainledger.core import config as config_module
+from trainledger.core.errors import ConfigError
 from trainledger.warehouse import dialects, spark_tables
 from trainledger.warehouse.connection import open_warehouse, run, transaction
 
@@ -37,13 +38,6 @@ SPARK = (
     '[warehouse]\npath = ".trainledger/ledger.duckdb"\nengine = "spark"\nmaster = "local[2]"\n'
     'spark_conf = { "spark.sql.shuffle.partitions" = "2", "spark.ui.enabled" = "false" }\n'
 )
-COLUMNS = (
-    "charge_id, share_no, source, provider, billing_period, billing_account_id, sub_account_id, "
-    "charge_period_start, charge_period_end, project, phase, method, experiment_id, cost_category, service_name, "
-    "charge_category, pricing_category, rule, reason, currency, billed_cost, effective_cost, list_cost"
-)
-KIND = ("source", "provider", "billing_period", "billing_account_id", "sub_account_id", "service_name",
-        "charge_category", "pricing_category", "currency")  # fmt: skip
 COMMANDS = [
     ("report",),
     ("report", "--by", "waste,project"),
@@ -79,49 +73,6 @@ def engines(tmp_path_factory: pytest.TempPathFactory, demo_files: Path) -> Itera
         assert result.exit_code == 2, result.stderr  # the demo's budget crosses its 80% threshold
         projects[engine] = project
     yield projects
-
-
-def duckdb_allocations(project: Project) -> set[tuple[Any, ...]]:
-    with duckdb.connect(str(project.warehouse), read_only=True) as con:
-        return set(con.execute(f"SELECT {COLUMNS} FROM allocations").fetchall())
-
-
-def spark_allocations(project: Project) -> set[tuple[Any, ...]]:
-    """Spark's tables read back by another reader (pyarrow), from the folders the pointer names."""
-    root = project.root / ".trainledger" / "spark"
-    current = json.loads((root / "CURRENT.json").read_text(encoding="utf-8"))["tables"]
-    kinds = {
-        k["kind_id"]: tuple(k[c] for c in KIND)
-        for k in pq.read_table(root / "charge_kinds" / current["charge_kinds"]).to_pylist()
-    }
-    found = set()
-    for a in pq.read_table(root / "allocation_rows" / current["allocation_rows"]).to_pylist():
-        if a["share_no"] > 0:
-            source, provider, period, account, sub, service, category, pricing, currency = kinds[a["kind_id"]]
-            found.add((
-                a["charge_id"], a["share_no"], source, provider, period, account, sub, a["charge_period_start"],
-                a["charge_period_end"], a["project"], a["phase"], a["method"], a["experiment_id"], a["cost_category"],
-                service, category, pricing, a["rule"], a["reason"], currency, a["billed_cost"], a["effective_cost"],
-                a["list_cost"],
-            ))  # fmt: skip
-    return found
-
-
-def assert_same_allocations(engines: dict[str, Project]) -> set[tuple[Any, ...]]:
-    on_duckdb, on_spark = duckdb_allocations(engines["duckdb"]), spark_allocations(engines["spark"])
-    assert len(on_duckdb) > 2000
-    assert on_spark == on_duckdb
-    # and each charge's shares sum to it exactly, against the bill as ingested
-    with duckdb.connect(str(engines["spark"].warehouse), read_only=True) as con:
-        bill = {cid: (b, e, li) for cid, b, e, li in con.execute(
-            "SELECT charge_id, billed_cost, effective_cost, list_cost FROM charges").fetchall()}  # fmt: skip
-    sums: dict[int, list[Decimal]] = {}
-    for row in on_spark:
-        total = sums.setdefault(row[0], [Decimal(0)] * 3)
-        for i in range(3):
-            total[i] += row[20 + i]
-    assert {cid: tuple(s) for cid, s in sums.items()} == bill
-    return on_spark
 
 
 def test_every_allocation_and_every_output_is_the_same_on_spark(engines: dict[str, Project]) -> None:
@@ -212,3 +163,78 @@ def test_a_run_killed_before_its_pointer_swap_leaves_the_previous_state(
     assert cli_in(project.root)("attribute").exit_code == 0
     folders = {p.parent.name: p.name for p in pointer.parent.glob("*/v-*")}
     assert len(list(pointer.parent.glob("*/v-*"))) == 3 and set(folders) == set(spark_tables.TABLES)
+
+
+def test_the_sites_sums_by_every_set_are_the_same_on_spark(engines: dict[str, Project]) -> None:
+    """The site's one GROUPING SETS pass (DuckDB's GROUPING(a, b) is Spark's grouping_id(a, b))."""
+    from trainledger.outputs.site.data import SETS
+    from trainledger.reports import realize
+
+    found = []
+    for project in engines.values():
+        with open_warehouse(config_module.load(str(project.config)), write=False) as con:
+            found.append({s: sorted(map(repr, rows)) for s, rows in realize.cost_sets(con, SETS).items()})
+    assert sum(len(rows) for rows in found[0].values()) > 50
+    assert found[1] == found[0]  # the same rows (in no particular order: the query has no ORDER BY)
+
+
+def test_a_database_names_the_committed_tables_in_sparks_catalog(
+    engines: dict[str, Project], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`[warehouse] database`: created when missing, each table an external parquet table reading the folder
+    the pointer names; a commit points them at the new version, a killed run leaves them on the old one."""
+    from pyspark.sql import SparkSession
+
+    project = engines["spark"]
+    text = project.config.read_text(encoding="utf-8")
+    try:
+        project.write_config(text.replace('engine = "spark"\n', 'engine = "spark"\ndatabase = "ml_ledger"\n'))
+        config = config_module.load(str(project.config))
+        spark = SparkSession.getActiveSession() or SparkSession.builder.master("local[2]").getOrCreate()
+        spark.sql("DROP NAMESPACE IF EXISTS spark_catalog.ml_ledger CASCADE")
+        with open_warehouse(config, write=True) as con, transaction(con):  # a writer names them when it opens
+            pass
+        root = project.root / ".trainledger" / "spark"
+
+        def named() -> tuple[set[tuple[Any, ...]], set[tuple[Any, ...]]]:
+            current = json.loads((root / "CURRENT.json").read_text(encoding="utf-8"))["tables"]
+            spark.catalog.refreshTable("spark_catalog.ml_ledger.allocation_rows")  # as any long-lived reader
+            by_name = spark.table("spark_catalog.ml_ledger.allocation_rows")
+            by_path = pq.read_table(root / "allocation_rows" / current["allocation_rows"])
+            return {tuple(r) for r in by_name.collect()}, {tuple(r.values()) for r in by_path.to_pylist()}
+
+        in_catalog, in_folder = named()
+        assert len(in_catalog) > 2000 and in_catalog == in_folder
+        assert spark.table("spark_catalog.ml_ledger.charges").count() == len(
+            pq.read_table(
+                root / "charges" / json.loads((root / "CURRENT.json").read_text())["tables"]["charges"]
+            )
+        )
+        # a run killed before its pointer swap: the catalog still names the committed version
+        monkeypatch.setattr(
+            spark_tables.os, "replace", lambda *args: (_ for _ in ()).throw(KeyboardInterrupt)
+        )
+        with pytest.raises(KeyboardInterrupt), open_warehouse(config, write=True) as con, transaction(con):
+            run(con, "attribute/clear_periods", {"periods": ["2026-11"]})
+        monkeypatch.undo()
+        assert named() == (in_catalog, in_folder)
+        # a commit that changes allocation_rows: the catalog follows the pointer
+        with open_warehouse(config, write=True) as con, transaction(con):
+            run(con, "attribute/clear_periods", {"periods": ["2026-11"]})
+        in_catalog, in_folder = named()
+        assert in_catalog == in_folder == set()
+        # a catalog Spark was not configured with: one line naming the key and what to do
+        project.write_config(
+            text.replace('engine = "spark"\n', 'engine = "spark"\ncatalog = "nowhere"\ndatabase = "x"\n')
+        )
+        with (
+            pytest.raises(ConfigError) as err,
+            open_warehouse(config_module.load(str(project.config)), write=True),
+        ):
+            pass
+        assert str(err.value) == (
+            "[warehouse] catalog = 'nowhere': Spark knows no such catalog; configure it in spark_conf "
+            '("spark.sql.catalog.nowhere" = its implementation class) or on the cluster'
+        )
+    finally:
+        project.write_config(text)

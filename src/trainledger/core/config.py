@@ -45,6 +45,9 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+_SPARK_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 class WarehouseConfig(Strict):
     path: str = DEFAULT_WAREHOUSE
     lock_timeout_s: float = Field(default=30.0, ge=0)  # how long a run waits for another to finish
@@ -58,8 +61,35 @@ class WarehouseConfig(Strict):
         "local[*]"  # Spark's master: local[N], yarn, spark://host:7077, or sc://host (Spark Connect)
     )
     location: str | None = None  # folder of Spark's tables; default: "spark" next to the DuckDB file
+    # Spark's catalog and database that name trainledger's tables (catalog.database.charges, ...); without
+    # a database, the tables are read by path only. The database is created when missing.
+    catalog: str | None = None
+    database: str | None = None
     table_format: Literal["parquet"] = "parquet"
     spark_conf: dict[str, str] = Field(default_factory=dict)  # extra Spark settings (s3a, memory, partitions)
+
+    @field_validator("catalog", "database")
+    @classmethod
+    def _identifier(cls, value: str | None) -> str | None:
+        if value is not None and not _SPARK_NAME.fullmatch(value):
+            raise ValueError(
+                f"{value!r} is not a Spark name: expected letters, digits and _, not starting with a digit"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _spark_only(self) -> WarehouseConfig:
+        given = [key for key in ("catalog", "database") if getattr(self, key) is not None]
+        if given and self.engine != "spark":
+            raise ValueError(
+                f'{given[0]} = {getattr(self, given[0])!r} is for engine = "spark" (DuckDB keeps every '
+                'table in the file at path); set engine = "spark" or remove the key'
+            )
+        if self.catalog is not None and self.database is None:
+            raise ValueError(
+                f"catalog = {self.catalog!r} needs database too: the tables live in <catalog>.<database>"
+            )
+        return self
 
 
 class SourceOptions(Strict):

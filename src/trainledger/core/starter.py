@@ -61,6 +61,10 @@ HEAD = """\
 path = ".trainledger/ledger.duckdb"
 # lock_timeout_s = 30           # how long a run waits for another to release the warehouse
 # memory_limit = "1GB"          # DuckDB's working memory; bigger bills spill to disk beyond it
+# engine = "spark"              # the bill's big tables on Apache Spark (README "Running on Spark"), with:
+# master = "local[*]"           # or "yarn", "spark://host:7077", "sc://host:15002"
+# catalog = "spark_catalog"     # Spark catalog and database that name the tables (database created
+# database = "trainledger"      # if missing); without database the tables are read by path only
 
 """
 

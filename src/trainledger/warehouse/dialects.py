@@ -29,6 +29,10 @@ OVERRIDES: dict[str, dict[str, str]] = {
             "(Spark's `div` returns a 64-bit long and wraps), so units are DECIMAL(38, 0), the floor is "
             "(x - x % t) / t, and units become money as whole and fractional parts (no scale lost)"
         ),
+        "attribute/spread_allocate": (
+            "the proportional spread's exact split: HUGEINT products and `//` as in attribute/allocate, so "
+            "DECIMAL(38, 0) units, the floor as (x - x % t) / t, and the sign by CASE (Spark's sign() is a DOUBLE)"
+        ),
         "checks/invariant_sums": (
             "the invariant's hash sums: DuckDB's 64-bit hash() summed as HUGEINT; Spark's hash() is 32-bit, "
             "so xxhash64 summed as DECIMAL(38, 0)"
@@ -49,6 +53,8 @@ SPARK_REWRITES = {
     "len(list)": "size(list) (queries/ uses len only on lists)",
     "hash(...)": "xxhash64(...): DuckDB's hash is 64-bit, Spark's hash() 32-bit",
     "row_number() OVER ()": "monotonically_increasing_id(): an id only, and Spark wants an order for row_number",
+    "GROUPING(a, b, ...)": "grouping(a) * 2 + grouping(b) ...: Spark's grouping() takes one column (and its "
+    "grouping_id() every grouping column, in order)",
     "gcd, lcm": "no Spark function: Euclid's algorithm, bounded to 92 steps (enough for 64-bit values)",
 }
 
@@ -159,6 +165,18 @@ def _spark_rewrite(node: exp.Expr) -> exp.Expr:
         and not node.args.get("order")
     ):
         return exp.Anonymous(this="monotonically_increasing_id", expressions=[])
+    if isinstance(node, exp.Grouping) and len(node.expressions) > 1:
+        n = len(node.expressions)
+        bits = [
+            exp.Mul(
+                this=exp.Grouping(expressions=[c.copy()]), expression=exp.Literal.number(1 << (n - 1 - i))
+            )
+            for i, c in enumerate(node.expressions)
+        ]
+        total: exp.Expr = bits[0]
+        for bit in bits[1:]:
+            total = exp.Add(this=total, expression=bit)
+        return exp.paren(total, copy=False)
     if isinstance(node, exp.Anonymous) and node.name.lower() == "hash":
         return exp.Anonymous(this="xxhash64", expressions=node.expressions)
     if isinstance(node, exp.Length):

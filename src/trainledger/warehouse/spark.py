@@ -113,7 +113,7 @@ class SparkWarehouse:
     def __init__(self, duck: duckdb.DuckDBPyConnection, config: Config, write: bool) -> None:
         self.duck = duck
         self.spark = session(config)
-        self.tables = SparkTables(self.spark, config, duck)
+        self.tables = SparkTables(self.spark, config, duck, write)
         self.write = write
         self.temps: set[str] = set()  # temporary tables built on Spark in this session
         self.macros: dict[str, dialects.Macro] = {}  # table macros, inlined where called

@@ -5,6 +5,8 @@ Each table lives in a folder of its own per version (``<location>/<table>/<versi
 Spark session; on commit every changed table is written to a new folder and only then is the pointer file
 replaced (one atomic rename), so a run killed before that leaves the previous state readable, and one killed
 after it has committed. Folders no pointer names are a killed run's leftovers, removed by the next commit.
+With ``[warehouse] database`` set, the committed folders are also named in that Spark catalog
+(``spark_catalog.py``), pointed at each version after the swap.
 Column types follow the DuckDB schema (``queries/schema/warehouse.sql``): money stays DECIMAL(38, 12).
 """
 
@@ -21,6 +23,7 @@ from sqlglot import exp
 
 from trainledger.core.config import Config
 from trainledger.core.errors import TrainledgerError
+from trainledger.warehouse.spark_catalog import Catalog
 
 if TYPE_CHECKING:
     import duckdb
@@ -54,7 +57,9 @@ def spark_type(duckdb_type: str) -> str:
 
 
 class SparkTables:
-    def __init__(self, spark: SparkSession, config: Config, duck: duckdb.DuckDBPyConnection) -> None:
+    def __init__(
+        self, spark: SparkSession, config: Config, duck: duckdb.DuckDBPyConnection, write: bool = False
+    ) -> None:
         self.spark = spark
         self.duck = duck
         self.root = location(config)
@@ -69,6 +74,10 @@ class SparkTables:
         self.staged: dict[str, DataFrame] = {}
         self.published: dict[str, str] = {}  # table -> folder already written in this transaction
         self.charges_stale = self.charges_fingerprint != self._fingerprint()
+        self.catalog = Catalog(spark, config)
+        if write and self.catalog.enabled:
+            self.catalog.ensure()
+            self._name_in_catalog()  # a run killed between its pointer swap and this leaves it behind
 
     # --- reading ------------------------------------------------------------------------------------
     def frame(self, data: pa.Table) -> DataFrame:
@@ -171,7 +180,17 @@ class SparkTables:
         os.replace(tmp, pointer)
         self.staged.clear()
         self.published.clear()
+        self._name_in_catalog()
         self._sweep()
+
+    def _name_in_catalog(self) -> None:
+        """Point the catalog's tables at the committed folders (before older folders are swept)."""
+        if not self.catalog.enabled:
+            return
+        for table, folder in self.current.items():
+            if folder is not None:
+                ddl = ", ".join(f"`{c}` {t}" for c, t in self.schemas[table])
+                self.catalog.point(table, self.root / table / folder, ddl)
 
     def _sweep(self) -> None:
         """Remove the folders no pointer names: older versions and a killed run's leftovers."""

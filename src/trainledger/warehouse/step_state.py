@@ -61,7 +61,9 @@ def experiments_fingerprint(con: Connection, config: Config, log_digest: str | N
 def attribution_fingerprint(con: Connection, config: Config, experiments: str) -> str:
     ingested = run(con, "ledger/fingerprint_ingested").fetchall()
     inventory = run(con, "ledger/fingerprint_inventory").fetchall()
-    sql = [queries.load(name) for name in queries.names() if name.startswith(ATTRIBUTION_SQL)]
+    sql: list[Any] = [queries.load(name) for name in queries.names() if name.startswith(ATTRIBUTION_SQL)]
+    if config.warehouse.engine != "duckdb":  # the engine's overrides and macro bodies are rules too
+        sql.append(engine_sql(config.warehouse.engine))
     return digest(
         "attribution",
         __version__,
@@ -74,6 +76,14 @@ def attribution_fingerprint(con: Connection, config: Config, experiments: str) -
         ingested,
         inventory,
     )
+
+
+def engine_sql(engine: str) -> list[tuple[str, str]]:
+    """The texts of an engine's overrides and macro bodies (``queries/engines/<engine>/``), by name."""
+    root = queries.directory() / "engines" / engine
+    return [
+        (p.relative_to(root).as_posix(), p.read_text(encoding="utf-8")) for p in sorted(root.rglob("*.sql"))
+    ]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,65 @@
+"""Reading what each engine committed, by readers other than the code under test: DuckDB's allocations
+view, and Spark's parquet folders (those the pointer file names) through pyarrow."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+import duckdb
+import pyarrow.parquet as pq
+
+from conftest import Project
+
+COLUMNS = (
+    "charge_id, share_no, source, provider, billing_period, billing_account_id, sub_account_id, "
+    "charge_period_start, charge_period_end, project, phase, method, experiment_id, cost_category, service_name, "
+    "charge_category, pricing_category, rule, reason, currency, billed_cost, effective_cost, list_cost"
+)
+KIND = ("source", "provider", "billing_period", "billing_account_id", "sub_account_id", "service_name",
+        "charge_category", "pricing_category", "currency")  # fmt: skip
+
+
+def duckdb_allocations(project: Project) -> set[tuple[Any, ...]]:
+    with duckdb.connect(str(project.warehouse), read_only=True) as con:
+        return set(con.execute(f"SELECT {COLUMNS} FROM allocations").fetchall())
+
+
+def spark_allocations(project: Project) -> set[tuple[Any, ...]]:
+    """Spark's tables read back by another reader (pyarrow), from the folders the pointer names."""
+    root = project.root / ".trainledger" / "spark"
+    current = json.loads((root / "CURRENT.json").read_text(encoding="utf-8"))["tables"]
+    kinds = {
+        k["kind_id"]: tuple(k[c] for c in KIND)
+        for k in pq.read_table(root / "charge_kinds" / current["charge_kinds"]).to_pylist()
+    }
+    found = set()
+    for a in pq.read_table(root / "allocation_rows" / current["allocation_rows"]).to_pylist():
+        if a["share_no"] > 0:
+            source, provider, period, account, sub, service, category, pricing, currency = kinds[a["kind_id"]]
+            found.add((
+                a["charge_id"], a["share_no"], source, provider, period, account, sub, a["charge_period_start"],
+                a["charge_period_end"], a["project"], a["phase"], a["method"], a["experiment_id"], a["cost_category"],
+                service, category, pricing, a["rule"], a["reason"], currency, a["billed_cost"], a["effective_cost"],
+                a["list_cost"],
+            ))  # fmt: skip
+    return found
+
+
+def assert_same_allocations(engines: dict[str, Project], at_least: int = 2000) -> set[tuple[Any, ...]]:
+    """The same allocations on both engines, and each charge's shares summing to it as ingested."""
+    on_duckdb, on_spark = duckdb_allocations(engines["duckdb"]), spark_allocations(engines["spark"])
+    assert len(on_duckdb) > at_least
+    assert on_spark == on_duckdb
+    # and each charge's shares sum to it exactly, against the bill as ingested
+    with duckdb.connect(str(engines["spark"].warehouse), read_only=True) as con:
+        bill = {cid: (b, e, li) for cid, b, e, li in con.execute(
+            "SELECT charge_id, billed_cost, effective_cost, list_cost FROM charges").fetchall()}  # fmt: skip
+    sums: dict[int, list[Decimal]] = {}
+    for row in on_spark:
+        total = sums.setdefault(row[0], [Decimal(0)] * 3)
+        for i in range(3):
+            total[i] += row[20 + i]
+    assert {cid: tuple(s) for cid, s in sums.items()} == bill
+    return on_spark
