@@ -37,6 +37,11 @@ def load_text(tmp_path: Path, text: str) -> config.Config:
             "source name 'a' is used twice",
         ),
         ("[warehouse\n", "not valid TOML"),
+        (
+            "[warehouse]\nengine = 'spark'\n[[reservations]]\nid = 'cr-0a1b'\nproject = 'p'\n"
+            "start = 2026-11-03T08:00:00Z\nend = 2026-11-04T08:00:00Z\ngpus = 8\ninstances = ['i-1']\n",
+            '[[reservations]] is not supported with [warehouse] engine = "spark" yet',
+        ),
         ("[warehouse]\nmemory_limit = 'lots'\n", "warehouse.memory_limit"),
         (
             "[warehouse]\ndatabase = 'ledger'\n",

@@ -408,6 +408,17 @@ class Config(Strict):
             raise ValueError(f"reservation id {twice[0]!r} is given twice; one entry per reservation")
         return value
 
+    @model_validator(mode="after")
+    def _reservations_on_duckdb(self) -> Config:
+        """Reserved capacity re-splits allocations in place (an UPDATE), which Spark's parquet tables
+        cannot take: refused up front rather than failing mid-attribution."""
+        if self.reservations and self.warehouse.engine == "spark":
+            raise ValueError(
+                '[[reservations]] is not supported with [warehouse] engine = "spark" yet: '
+                'use engine = "duckdb" for a bill with reserved capacity, or remove [[reservations]]'
+            )
+        return self
+
     def resolve(self, location: str) -> str:
         """A local path relative to the config file; URIs (``s3://``, ``gs://``) pass through."""
         if "://" in location:
