@@ -98,11 +98,6 @@ class SparkResult:
         rows = self._iter()
         return [row for _, row in zip(range(size), rows, strict=False)]
 
-    def pl(self) -> Any:
-        import polars as pl
-
-        return pl.from_arrow(self.table)
-
     def to_arrow_table(self) -> pa.Table | None:
         return self.table
 
