@@ -4,13 +4,17 @@ view, and Spark's parquet folders (those the pointer file names) through pyarrow
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import duckdb
 import pyarrow.parquet as pq
+from click.testing import CliRunner, Result
 
 from conftest import Project
+from trainledger.cli import cli
 
 COLUMNS = (
     "charge_id, share_no, source, provider, billing_period, billing_account_id, sub_account_id, "
@@ -19,6 +23,17 @@ COLUMNS = (
 )
 KIND = ("source", "provider", "billing_period", "billing_account_id", "sub_account_id", "service_name",
         "charge_category", "pricing_category", "currency")  # fmt: skip
+
+
+def cli_in(root: Path) -> Callable[..., Result]:
+    """The CLI run against the project folder's config, as a user would from that folder."""
+
+    def invoke(*args: str) -> Result:
+        return CliRunner().invoke(
+            cli, ["--config", str(root / "trainledger.toml"), *args], catch_exceptions=False
+        )
+
+    return invoke
 
 
 def duckdb_allocations(project: Project) -> set[tuple[Any, ...]]:

@@ -10,18 +10,16 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
-from click.testing import CliRunner, Result
 
 from conftest import Project, demo_config
-from spark_checks import assert_same_allocations, spark_allocations
-from trainledger.cli import cli
+from spark_checks import assert_same_allocations, cli_in, spark_allocations
 from trainledger.core import config as config_module
 from trainledger.core.errors import ConfigError
 from trainledger.warehouse import dialects, spark_tables
@@ -46,15 +44,6 @@ COMMANDS = [
     ("labels",),
     ("budgets",),
 ]
-
-
-def cli_in(root: Path) -> Callable[..., Result]:
-    def invoke(*args: str) -> Result:
-        return CliRunner().invoke(
-            cli, ["--config", str(root / "trainledger.toml"), *args], catch_exceptions=False
-        )
-
-    return invoke
 
 
 @pytest.fixture(scope="module")

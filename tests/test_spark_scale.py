@@ -9,16 +9,12 @@ Skipped, with the reason, where Java or pyspark is missing.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
-from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
 import scale
 from conftest import Project
-from spark_checks import assert_same_allocations
-from trainledger.cli import cli
+from spark_checks import assert_same_allocations, cli_in
 
 if shutil.which("java") is None:
     pytest.skip(
@@ -36,15 +32,6 @@ COMMANDS = [
     ("report", "--by", "project,phase,method", "--format", "csv"),
     ("report", "--by", "waste,project", "--format", "csv"),
 ]
-
-
-def cli_in(root: Path) -> Callable[..., Result]:
-    def invoke(*args: str) -> Result:
-        return CliRunner().invoke(
-            cli, ["--config", str(root / "trainledger.toml"), *args], catch_exceptions=False
-        )
-
-    return invoke
 
 
 @pytest.fixture(scope="module")
