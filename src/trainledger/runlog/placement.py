@@ -60,7 +60,10 @@ def _no_proxy_open(request: urllib.request.Request, timeout: float) -> tuple[byt
     deadline = time.monotonic() + timeout
 
     def attempt() -> tuple[bytes, Message]:
-        with opener.open(request, timeout=max(deadline - time.monotonic(), 0.001)) as response:
+        left = deadline - time.monotonic()
+        if left <= 0:  # no new request once the time is up: a hanging server sees one per probe
+            raise TimeoutError(f"no answer from {request.full_url} within {timeout:g} s")
+        with opener.open(request, timeout=left) as response:
             return response.read(), response.headers
 
     retries = max(0, int(env_float("TRAINLEDGER_METADATA_RETRIES", DEFAULT_METADATA_RETRIES)))
