@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 import time
 import warnings
 from collections.abc import Iterator
@@ -180,6 +181,11 @@ def test_failures_to_record_are_warnings_and_a_stuck_write_is_abandoned(
         with pytest.warns(runlog.RunlogWarning, match="took over 0.3s"):
             runlog.start("exp-y", resource_id="i-0aaa", log="s3://ml-logs/runs/", write_timeout_s=0.3)
         assert time.monotonic() - began < 0.3 + 0.3
+    # The abandoned write ends once the server has gone; wait for it while this test's AWS settings hold,
+    # or it may create its client under the next test's and write there.
+    for thread in threading.enumerate():
+        if thread.name == "trainledger-write":
+            thread.join(60)
     with pytest.warns(runlog.RunlogWarning, match="before runlog.start"):
         runlog._current = None
         runlog.end()
