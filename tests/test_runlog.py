@@ -156,11 +156,12 @@ def test_a_hanging_metadata_server_delays_the_job_no_longer_than_the_timeout(
         began = time.monotonic()
         with pytest.warns(runlog.RunlogWarning, match="could not tell which machine"):
             run = runlog.start(
-                "exp-hang", project="p", method="sft", log=str(tmp_path / "log.jsonl"), timeout_s=0.3
+                "exp-hang", project="p", method="sft", log=str(tmp_path / "log.jsonl"), timeout_s=1.0
             )
         elapsed = time.monotonic() - began
         assert len(silent.requests) == 2  # both probes reached the server, which never answered
-    assert elapsed < 0.3 + 0.2, f"start took {elapsed:.2f}s with a 0.3s metadata timeout"
+    # One shared deadline: probes one after the other would take 2 s or more.
+    assert elapsed < 1.0 + 0.8, f"start took {elapsed:.2f}s with a 1s metadata timeout"
     assert run.written == [str(tmp_path / "log.jsonl")]
 
 
@@ -180,7 +181,7 @@ def test_failures_to_record_are_warnings_and_a_stuck_write_is_abandoned(
         began = time.monotonic()
         with pytest.warns(runlog.RunlogWarning, match="took over 0.3s"):
             runlog.start("exp-y", resource_id="i-0aaa", log="s3://ml-logs/runs/", write_timeout_s=0.3)
-        assert time.monotonic() - began < 0.3 + 0.3
+        assert time.monotonic() - began < 0.3 + 1.5  # not the write itself, which never ends
     # The abandoned write ends once the server has gone; wait for it while this test's AWS settings hold,
     # or it may create its client under the next test's and write there.
     for thread in threading.enumerate():
