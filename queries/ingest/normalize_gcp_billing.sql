@@ -26,9 +26,9 @@ WITH scoped AS (
 shaped AS (
     SELECT
         *,
-        coalesce(list_filter(labels, lambda l: l."key" IS NOT NULL), []) AS own_labels,
-        coalesce(list_filter(project_labels, lambda l: l."key" IS NOT NULL), []) AS inherited_labels,
-        coalesce(list_filter(system_labels, lambda l: l."key" IS NOT NULL), []) AS google_labels,
+        gcp_label_list(labels) AS own_labels,
+        gcp_label_list(project_labels) AS inherited_labels,
+        gcp_label_list(system_labels) AS google_labels,
         coalesce(
             list_transform(
                 credits,
@@ -60,9 +60,9 @@ hashed AS (
             coalesce(strftime(usage_start_time, '%Y-%m-%dT%H:%M:%S.%f'), '\N'),
             coalesce(strftime(usage_end_time, '%Y-%m-%dT%H:%M:%S.%f'), '\N'),
             coalesce(project_id, '\N'), coalesce(project_number, '\N'),
-            array_to_string(list_transform(own_labels, lambda l: l."key" || '=' || coalesce(l."value", '\N')), chr(30)),
-            array_to_string(list_transform(inherited_labels, lambda l: l."key" || '=' || coalesce(l."value", '\N')), chr(30)),
-            array_to_string(list_transform(google_labels, lambda l: l."key" || '=' || coalesce(l."value", '\N')), chr(30)),
+            gcp_labels_text(own_labels),
+            gcp_labels_text(inherited_labels),
+            gcp_labels_text(google_labels),
             coalesce(location_location, '\N'), coalesce(location_region, '\N'), coalesce(location_zone, '\N'),
             coalesce(resource_name, '\N'), coalesce(resource_global_name, '\N'),
             coalesce(CAST(cost AS VARCHAR), '\N'), coalesce(CAST(cost_at_list AS VARCHAR), '\N'),
@@ -70,9 +70,7 @@ hashed AS (
             coalesce(CAST(usage_amount AS VARCHAR), '\N'), coalesce(usage_unit, '\N'),
             coalesce(CAST(usage_amount_in_pricing_units AS VARCHAR), '\N'), coalesce(usage_pricing_unit, '\N'),
             coalesce(CAST(price_effective_price AS VARCHAR), '\N'), coalesce(price_unit, '\N'),
-            array_to_string(list_transform(credit_list, lambda c: concat_ws(chr(29),
-                coalesce(c.type, '\N'), coalesce(c.name, '\N'), coalesce(c.id, '\N'), coalesce(c.full_name, '\N'),
-                coalesce(CAST(c.amount AS VARCHAR), '\N'))), chr(30)),
+            gcp_credits_text(credit_list),
             coalesce(invoice_month, '\N'), coalesce(cost_type, '\N'), coalesce(adjustment_id, '\N'),
             coalesce(adjustment_mode, '\N'), coalesce(adjustment_type, '\N'),
             coalesce(subscription_instance_id, '\N'), coalesce(transaction_type, '\N'), coalesce(seller_name, '\N'),
@@ -83,8 +81,7 @@ hashed AS (
 identified AS (
     SELECT
         *,
-        content_hash || '#' || CAST(row_number() OVER (PARTITION BY content_hash, source_file ORDER BY source_row)
-            AS VARCHAR) AS identity
+        content_identity(content_hash, source_file, source_row) AS identity
     FROM hashed
 )
 SELECT

@@ -21,9 +21,9 @@ WITH scoped AS (
 shaped AS (
     SELECT
         *,
-        coalesce(list_filter(labels, lambda l: l."key" IS NOT NULL), []) AS own_labels,
-        coalesce(list_filter(project_labels, lambda l: l."key" IS NOT NULL), []) AS inherited_labels,
-        coalesce(list_filter(system_labels, lambda l: l."key" IS NOT NULL), []) AS google_labels,
+        gcp_label_list(labels) AS own_labels,
+        gcp_label_list(project_labels) AS inherited_labels,
+        gcp_label_list(system_labels) AS google_labels,
         coalesce(
             list_transform(
                 credits,
@@ -55,12 +55,10 @@ hashed AS (
             coalesce(invoice_id, '\N'), coalesce(cost_type, '\N'), coalesce(location, '\N'),
             coalesce(service_id, '\N'), coalesce(project_id, '\N'), coalesce(project_number, '\N'),
             coalesce(subscription_instance_id, '\N'),
-            array_to_string(list_transform(own_labels, lambda l: l."key" || '=' || coalesce(l."value", '\N')), chr(30)),
-            array_to_string(list_transform(inherited_labels, lambda l: l."key" || '=' || coalesce(l."value", '\N')), chr(30)),
-            array_to_string(list_transform(google_labels, lambda l: l."key" || '=' || coalesce(l."value", '\N')), chr(30)),
-            array_to_string(list_transform(credit_list, lambda c: concat_ws(chr(29),
-                coalesce(c.type, '\N'), coalesce(c.name, '\N'), coalesce(c.id, '\N'), coalesce(c.full_name, '\N'),
-                coalesce(CAST(c.amount AS VARCHAR), '\N'))), chr(30)),
+            gcp_labels_text(own_labels),
+            gcp_labels_text(inherited_labels),
+            gcp_labels_text(google_labels),
+            gcp_credits_text(credit_list),
             strftime(export_time, '%Y-%m-%dT%H:%M:%S.%f')
         )) AS content_hash
     FROM shaped
@@ -68,8 +66,7 @@ hashed AS (
 identified AS (
     SELECT
         *,
-        content_hash || '#' || CAST(row_number() OVER (PARTITION BY content_hash, source_file ORDER BY source_row)
-            AS VARCHAR) AS identity
+        content_identity(content_hash, source_file, source_row) AS identity
     FROM hashed
 )
 SELECT

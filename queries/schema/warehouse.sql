@@ -383,6 +383,27 @@ CREATE MACRO IF NOT EXISTS gcp_tags_json(own_labels, inherited_labels, google_la
         google_labels
     )))) AS VARCHAR);
 
+-- A GCP label list (key/value structs) with the rows whose key is NULL left out: Google writes them now
+-- and then. Shared by the detailed and the FOCUS export.
+CREATE MACRO IF NOT EXISTS gcp_label_list(labels) AS
+    coalesce(list_filter(labels, lambda l: l."key" IS NOT NULL), []);
+
+-- A GCP label list as text for a row's content hash: key=value (\N for a NULL value), record-separated.
+CREATE MACRO IF NOT EXISTS gcp_labels_text(labels) AS
+    array_to_string(list_transform(labels, lambda l: l."key" || '=' || coalesce(l."value", '\N')), chr(30));
+
+-- A GCP row's credits as text for its content hash: each credit's fields unit-separated, \N for NULL.
+CREATE MACRO IF NOT EXISTS gcp_credits_text(credit_list) AS
+    array_to_string(list_transform(credit_list, lambda c: concat_ws(chr(29),
+        coalesce(c.type, '\N'), coalesce(c.name, '\N'), coalesce(c.id, '\N'), coalesce(c.full_name, '\N'),
+        coalesce(CAST(c.amount AS VARCHAR), '\N'))), chr(30));
+
+-- An append-only export row's identity: its content hash numbered among identical rows of the same file,
+-- so that the same row read again (an overlapping pull, a re-exported shard) gets the same identity.
+CREATE MACRO IF NOT EXISTS content_identity(content_hash, source_file, source_row) AS
+    content_hash || '#' || CAST(row_number() OVER (PARTITION BY content_hash, source_file ORDER BY source_row)
+        AS VARCHAR);
+
 -- A GCP row's credits as a JSON array (type, name, id, full_name, amount written without trailing zeros):
 -- kept on the charge so a reader sees what was netted into its cost.
 CREATE MACRO IF NOT EXISTS gcp_credits_json(credit_list) AS
