@@ -10,6 +10,7 @@ A page is the same bytes whichever process writes it.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import warnings
@@ -75,6 +76,10 @@ def written(rows: Sequence[Reconciliation], folder: Path, workers: int | None = 
         yield
         return
     _ROWS = rows
+    # Objects made before the fork are left out of garbage collection until the pages are written: a
+    # collection in a worker would otherwise write to every object of the parent's heap, copying each
+    # shared memory page (seconds of CPU for a large month).
+    gc.freeze()
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
     try:
         with warnings.catch_warnings():
@@ -90,4 +95,5 @@ def written(rows: Sequence[Reconciliation], folder: Path, workers: int | None = 
             future.result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        gc.unfreeze()
         _ROWS = ()
