@@ -28,8 +28,9 @@ BACK_LINK = (
 )
 # The post-mortems' style, one file beside the pages (`reconcile --format html` keeps it inline).
 CSS = "assets/postmortem.css"
-# Below this many pages forking costs more than it saves; a chunk is what a worker takes at a time.
-POOL_FROM = 1000
+# Below this many pages forking costs more than it saves (at 2,084, the 1M bench month, it cost wall and
+# CPU time on a busy machine: BENCHMARKS.md); a chunk is what a worker takes at a time.
+POOL_FROM = 5000
 CHUNK = 500
 _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
 _ROWS: Sequence[Reconciliation] = ()  # the pages to write, set before the workers fork
