@@ -351,7 +351,7 @@ def _export(config: Any, timings: list[tuple[float, str]], connection: Any, expo
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--rows", default="1000000", help="Comma-separated sizes, e.g. 1000000,10000000")
-    parser.add_argument("--data", type=Path, default=ROOT / "bench-data")
+    parser.add_argument("--data", type=lambda p: Path(p).resolve(), default=ROOT / "bench-data")
     parser.add_argument("--repeat", type=int, default=1, help="Runs per size; the median time is shown.")
     parser.add_argument("--profile", action="store_true", help="Then time each SQL statement of each step.")
     parser.add_argument(

@@ -15,7 +15,8 @@ from click.testing import Result
 from conftest import ROOT, Project
 from site_pages import read
 from test_demo_end_to_end import FIXTURE_BILLED_TOTAL
-from trainledger.outputs.site import pages
+from trainledger.outputs import postmortem
+from trainledger.outputs.site import pages, postmortems
 
 PERIOD = "2026-11"
 
@@ -224,3 +225,47 @@ def test_site_must_be_a_local_folder(run: Callable[..., Result], project: Projec
     assert result.exit_code == 1
     assert "exports.site" in result.stderr
     assert "expected a local folder; publish it afterwards" in result.stderr
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_post_mortems_from_worker_processes_are_the_same_bytes(
+    run: Callable[..., Result], project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A month of tens of thousands of experiments writes its post-mortems from a process pool; the demo's
+    four, one page per task on two workers, give the same files as this process writing them (the page's
+    time aside)."""
+    assert run("nightly").exit_code == 0
+    assert run("site", "--out", "serial").exit_code == 0
+    monkeypatch.setattr(postmortems, "POOL_FROM", 1)
+    monkeypatch.setattr(postmortems, "CHUNK", 1)
+    monkeypatch.setattr(postmortems, "cores", lambda: 2)
+    assert run("site", "--out", "pooled").exit_code == 0
+    serial, pooled = _files(project.root / "serial"), _files(project.root / "pooled")
+    assert sorted(serial) == sorted(pooled)
+    assert len([name for name in pooled if name.startswith("experiments/")]) == 4
+    for name, content in serial.items():
+        if name.startswith("experiments/"):
+            assert pooled[name] == content, name
+
+
+def test_a_worker_that_fails_fails_the_build(
+    run: Callable[..., Result], project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert run("nightly").exit_code == 0
+    assert run("site", "--out", "site").exit_code == 0
+    before = _files(project.root / "site")
+    monkeypatch.setattr(postmortems, "POOL_FROM", 1)
+    monkeypatch.setattr(postmortems, "cores", lambda: 2)
+
+    def full(*_: object) -> str:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(postmortem, "html", full)  # the workers fork with it
+    result = run("site", "--out", "site")
+    assert result.exit_code == 1
+    assert "No space left on device" in result.stderr
+    assert _files(project.root / "site").keys() == before.keys()
+    assert sorted(p.name for p in project.root.iterdir() if ".site-" in p.name) == []

@@ -21,7 +21,7 @@ from trainledger.outputs.escape import esc
 from trainledger.outputs.postmortem_svg import STYLE, Bar, chart
 from trainledger.outputs.tables import table
 from trainledger.reports import benefit
-from trainledger.reports.reconcile import Reconciliation
+from trainledger.reports.reconcile import Reconciliation, Row
 
 HEADERS = ["phase", "category", "estimated", "realized", "variance", "variance %"]
 COMPUTE_HEADERS = ["phase", "FLOPs", "estimated GPU-h", "implied GPU-h", "logged GPU-h", "implied MFU"]
@@ -139,12 +139,23 @@ def headline(r: Reconciliation) -> Headline:
     )
 
 
-def _rows(r: Reconciliation) -> list[list[str]]:
-    rows = [
-        [x.phase, x.category, _est(x.estimated), _m(x.realized), _m(x.variance), _pct(x.variance_pct)]
-        for x in r.rows
-    ]
-    h = headline(r)
+# A line of the table with its figures formatted once: estimated, realized, variance, variance %.
+Line = tuple[Row, str, str, str, str]
+
+
+def _lines(r: Reconciliation) -> list[Line]:
+    out = []
+    for x in r.rows:
+        pct = x.variance_pct
+        out.append(
+            (x, _est(x.estimated), _m(x.realized), _m(x.variance), "-" if pct is None else f"{pct:+.1f}%")
+        )
+    return out
+
+
+def _rows(r: Reconciliation, lines: list[Line] | None = None, h: Headline | None = None) -> list[list[str]]:
+    rows = [[x.phase, x.category, *figures] for x, *figures in (_lines(r) if lines is None else lines)]
+    h = headline(r) if h is None else h
     if h.estimated is not None and h.unestimated_lines:
         rows.append(
             ["estimated lines", "", _m(h.estimated), _m(h.realized_estimated), _m(h.variance), _pct(h.pct)]
@@ -156,7 +167,7 @@ def _rows(r: Reconciliation) -> list[list[str]]:
     return rows
 
 
-def _bars(r: Reconciliation) -> list[Bar]:
+def _bars(lines: list[Line]) -> list[Bar]:
     """The chart's bars: the table's lines, with the table's own variance text."""
     return [
         Bar(
@@ -164,10 +175,10 @@ def _bars(r: Reconciliation) -> list[Bar]:
             x.category,
             x.estimated,
             x.realized,
-            NO_ESTIMATE if x.estimated is None else f"est {_m(x.estimated)}",
-            f"real {_m(x.realized)}" + ("" if x.variance_pct is None else f" ({_pct(x.variance_pct)})"),
+            NO_ESTIMATE if x.estimated is None else f"est {est}",
+            f"real {real}" + ("" if pct == "-" else f" ({pct})"),
         )
-        for x in r.rows
+        for x, est, real, _, pct in lines
     ]
 
 
@@ -352,23 +363,22 @@ def _html_head(headers: tuple[str, ...], numeric_from: int) -> str:
 
 
 def _html_table(headers: list[str], rows: list[list[str]], numeric_from: int, totals: int = 0) -> str:
-    """A table in a box that scrolls sideways, so a narrow screen scrolls the table, not the page."""
+    """A table in a box that scrolls sideways, so a narrow screen scrolls the table, not the page. Cells
+    from ``numeric_from`` on are formatted figures (digits, signs, "-", "no estimate"): nothing to escape."""
     head = _html_head(tuple(headers), numeric_from)
     body = []
+    last = len(rows) - totals
     for n, row in enumerate(rows):
-        cls = ' class="total"' if n >= len(rows) - totals else ""
-        cells = "".join(
-            f'<td class="num">{esc(c)}</td>' if i >= numeric_from else f"<td>{esc(c)}</td>"
-            for i, c in enumerate(row)
-        )
-        body.append(f"<tr{cls}>{cells}</tr>")
+        text = "".join([f"<td>{esc(c)}</td>" for c in row[:numeric_from]])
+        figures = '</td><td class="num">'.join(row[numeric_from:])
+        cells = f'{text}<td class="num">{figures}</td>' if len(row) > numeric_from else text
+        body.append(f'<tr class="total">{cells}</tr>' if n >= last else f"<tr>{cells}</tr>")
     return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
 
 
-def _kpis(r: Reconciliation) -> str:
+def _kpis(r: Reconciliation, h: Headline) -> str:
     """Headline figures: an over-run is red, an under-run neutral (never a 'saving'), and cost that no
     line estimated is its own figure, not part of the variance."""
-    h = headline(r)
     cur = r.currency
     kpis = [
         ("Estimated", _est(h.estimated) + ("" if h.estimated is None else f" {cur}"), ""),
@@ -399,16 +409,17 @@ def html(r: Reconciliation, stylesheet: str | None = None, before: str = "") -> 
         else f"Billing is complete through {_t(r.billing_complete_through)}, after the run ended."
     )
     failed, empty = failure(r), _no_cost(r)
-    rows = _rows(r)
+    lines, h = _lines(r), headline(r)
+    rows = _rows(r, lines, h)
     sections = [
         f"<h1>Post-mortem: {esc(r.experiment_id)}</h1>",
         *([f'<div class="banner failed">{esc(failed)}</div>'] if failed else []),
         *(f'<p class="meta">{esc(line)}</p>' for line in _header_lines(r)),
         f'<div class="banner {banner_cls}">{esc(banner)}</div>',
-        f'<div class="kpis">{_kpis(r)}</div>',
+        f'<div class="kpis">{_kpis(r, h)}</div>',
         f"<h2>Estimated vs realized ({esc(r.currency)})</h2>",
         *([f'<p class="empty">{esc(empty)}</p>'] if empty else []),
-        chart(_bars(r), r.currency),
+        chart(_bars(lines), r.currency),
         _html_table(HEADERS, rows, 2, totals=len(rows) - len(r.rows)),
         "<h2>Waste (hidden cost)</h2>",
         f"<p>idle {esc(_m(r.idle))} · failed {esc(_m(r.failed))}"

@@ -40,7 +40,16 @@ def _places(step: Decimal) -> int:
     return max(0, -exponent) if isinstance(exponent, int) else 0
 
 
+LEGEND = (
+    '<rect x="110" y="6" width="14" height="12" class="est"/><text x="130" y="16">estimated</text>'
+    '<rect x="210" y="6" width="14" height="12" class="real"/><text x="230" y="16">realized</text>'
+    '<rect x="310" y="6" width="14" height="12" class="over"/><text x="330" y="16">realized, over estimate</text>'
+)
+
+
 def chart(bars: list[Bar], currency: str) -> str:
+    """The bars' texts are the table's formatted figures (nothing to escape); phases and categories are
+    escaped."""
     peak = max([max(b.estimated or Decimal(0), b.realized) for b in bars] + [Decimal(0)])
     if peak <= 0:
         return ""
@@ -49,20 +58,14 @@ def chart(bars: list[Bar], currency: str) -> str:
     left, width, group, top = 110, 370, 56, 48
     height = top + group * len(bars) + 10
 
-    def x(value: Decimal) -> float:
-        return left + float(max(value, Decimal(0)) / axis_max) * width
-
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" width="100%" '
         f'preserveAspectRatio="xMinYMin meet" role="img" '
-        f'aria-label="estimated vs realized cost per line, {esc(currency)}" class="chart">',
-        '<rect x="110" y="6" width="14" height="12" class="est"/><text x="130" y="16">estimated</text>',
-        '<rect x="210" y="6" width="14" height="12" class="real"/><text x="230" y="16">realized</text>',
-        '<rect x="310" y="6" width="14" height="12" class="over"/><text x="330" y="16">realized, over estimate</text>',
+        f'aria-label="estimated vs realized cost per line, {esc(currency)}" class="chart">{LEGEND}'
     ]
     tick, places = Decimal(0), _places(step)
     while tick <= axis_max:
-        at = f"{x(tick):.1f}"
+        at = f"{left + float(tick / axis_max) * width:.1f}"
         parts.append(
             f'<line x1="{at}" y1="{top - 8}" x2="{at}" y2="{height - 6}" class="grid"/>'
             f'<text x="{at}" y="{top - 12}" class="tick">{tick:,.{places}f}</text>'
@@ -75,19 +78,19 @@ def chart(bars: list[Bar], currency: str) -> str:
             f'<text x="{left - 10}" y="{y + 32}" class="category">{esc(bar.category)}</text>'
         )
         if bar.estimated is not None:
-            end = x(bar.estimated)
+            end = left + float(max(bar.estimated, Decimal(0)) / axis_max) * width
             parts.append(
                 f'<rect x="{left}" y="{y}" width="{end - left:.1f}" height="18" class="est"/>'
-                f'<text x="{end + 6:.1f}" y="{y + 14}">{esc(bar.estimated_text)}</text>'
+                f'<text x="{end + 6:.1f}" y="{y + 14}">{bar.estimated_text}</text>'
             )
         else:
-            parts.append(f'<text x="{left + 6}" y="{y + 14}" class="none">{esc(bar.estimated_text)}</text>')
+            parts.append(f'<text x="{left + 6}" y="{y + 14}" class="none">{bar.estimated_text}</text>')
         over = bar.estimated is not None and bar.realized > bar.estimated
-        end = x(bar.realized)
+        end = left + float(max(bar.realized, Decimal(0)) / axis_max) * width
         parts.append(
             f'<rect x="{left}" y="{y + 22}" width="{end - left:.1f}" height="18" '
             f'class="{"over" if over else "real"}"/>'
-            f'<text x="{end + 6:.1f}" y="{y + 36}">{esc(bar.realized_text)}</text>'
+            f'<text x="{end + 6:.1f}" y="{y + 36}">{bar.realized_text}</text>'
         )
     parts.append("</svg>")
     return "".join(parts)

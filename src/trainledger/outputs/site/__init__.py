@@ -12,22 +12,14 @@ from pathlib import Path
 
 from trainledger.core.config import Config
 from trainledger.core.reporter import Reporter
-from trainledger.outputs import postmortem
 from trainledger.outputs.postmortem_svg import STYLE
-from trainledger.outputs.site import charts, data, layout, overview, pages, publish
+from trainledger.outputs.site import charts, data, layout, overview, pages, postmortems, publish
 from trainledger.warehouse.connection import Connection
-
-BACK_LINK = (
-    '<p><a href="../experiments.html">&larr; all experiments</a> · <a href="../index.html">overview</a></p>\n'
-)
-# The post-mortems' style, one file beside the pages (`reconcile --format html` keeps it inline).
-POSTMORTEM_CSS = "assets/postmortem.css"
 
 
 def _write(path: Path, text: str) -> None:
-    """A page as UTF-8 bytes, its folder made beforehand (tens of thousands of files: no text layer)."""
-    with open(path, "wb") as f:
-        f.write(text.encode())
+    """A page as UTF-8 bytes, its folder made beforehand."""
+    postmortems.write_bytes(path, text.encode())
 
 
 def write_site(
@@ -51,48 +43,47 @@ def write_site(
             _write(root / name, layout.page(title, active, body, generated, depth))
 
         charts.copy_assets(root / "assets")
-        _write(root / POSTMORTEM_CSS, STYLE)
+        _write(root / postmortems.CSS, STYLE)
         for folder in ("experiments", "projects"):
             (root / folder).mkdir()
-        latest = periods[-1] if periods else None
-        for period in periods:
-            body = overview.render(data.overview(con, config, cube, period), periods, latest or period)
-            title = f"Overview {period}"
-            page(f"overview-{period}.html", title, "index.html", body)
-            if period == latest:
-                page("index.html", title, "index.html", body)
-        if latest is None:
-            page(
-                "index.html",
-                "Overview",
-                "index.html",
-                "<p>No allocations yet: run `trainledger nightly`.</p>",
-            )
-        reporter.detail("overview written")
         found = data.experiments(con, cube, experiments, config.reservations)
-        for r in found.rows:
-            text = postmortem.html(r, f"../{POSTMORTEM_CSS}", BACK_LINK)
-            _write(root / "experiments" / f"{layout.slug(r.experiment_id)}.html", text)
-        page("experiments.html", "Experiments", "experiments.html", pages.experiments_page(found))
+        # The post-mortems are written by worker processes while this one writes the other pages.
+        with postmortems.written(found.rows, root / "experiments"):
+            latest = periods[-1] if periods else None
+            for period in periods:
+                body = overview.render(data.overview(con, config, cube, period), periods, latest or period)
+                title = f"Overview {period}"
+                page(f"overview-{period}.html", title, "index.html", body)
+                if period == latest:
+                    page("index.html", title, "index.html", body)
+            if latest is None:
+                page(
+                    "index.html",
+                    "Overview",
+                    "index.html",
+                    "<p>No allocations yet: run `trainledger nightly`.</p>",
+                )
+            reporter.detail("overview written")
+            page("experiments.html", "Experiments", "experiments.html", pages.experiments_page(found))
+            names = data.projects(cube)
+            page(
+                "projects.html",
+                "Projects",
+                "projects.html",
+                pages.projects_index(names, cube.rollup(["project"])),
+            )
+            by_project = found.by_project()
+            for name in names:
+                body = pages.project_page(data.project(cube, name, by_project.get(name, [])))
+                page(f"projects/{layout.slug(name)}.html", f"Project {name}", "projects.html", body, depth=1)
+            page(
+                "methods.html",
+                "Methods: cost against benefit",
+                "methods.html",
+                pages.methods_page(data.methods(con, cube)),
+            )
+            page("waste.html", "Waste", "waste.html", pages.waste_page(data.waste_page(cube)))
+            page("labels.html", "Labels", "labels.html", pages.labels_page(data.labels(con)))
         reporter.detail(f"{len(found.rows)} post-mortem(s) written")
-        names = data.projects(cube)
-        page(
-            "projects.html",
-            "Projects",
-            "projects.html",
-            pages.projects_index(names, cube.rollup(["project"])),
-        )
-        by_project = found.by_project()
-        for name in names:
-            body = pages.project_page(data.project(cube, name, by_project.get(name, [])))
-            page(f"projects/{layout.slug(name)}.html", f"Project {name}", "projects.html", body, depth=1)
-        page(
-            "methods.html",
-            "Methods: cost against benefit",
-            "methods.html",
-            pages.methods_page(data.methods(con, cube)),
-        )
-        page("waste.html", "Waste", "waste.html", pages.waste_page(data.waste_page(cube)))
-        page("labels.html", "Labels", "labels.html", pages.labels_page(data.labels(con)))
     reporter.step(f"wrote the site {out} ({len(periods)} period(s), {len(found.rows)} post-mortem(s))")
     return out.resolve() / "index.html"
