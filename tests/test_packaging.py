@@ -171,6 +171,18 @@ def test_cli_starts_without_heavy_libraries(argv: list[str]) -> None:
         )
 
 
+def test_batch_modules_load_neither_xlsxwriter_nor_an_http_client() -> None:
+    """`ingest`, `attribute`, `export` and `nightly` pay for what they use: xlsxwriter loads when a
+    workbook is written, urllib's HTTP client when an alert is posted or a metadata server probed."""
+    code = (
+        "import sys\nimport trainledger.cli, trainledger.pipeline.jobs, trainledger.outputs.export, "
+        "trainledger.outputs.alerts\n"
+        "print(','.join(sorted(m for m in sys.modules if m in {'xlsxwriter', 'urllib.request', 'http.client'})))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == ""
+
+
 @pytest.mark.parametrize("name", sorted(cli.commands))
 def test_every_command_has_help(name: str) -> None:
     command = cli.commands[name]
