@@ -8,6 +8,7 @@ internal error, so it fails the property.
 
 from __future__ import annotations
 
+import gc
 import json
 import tempfile
 from pathlib import Path
@@ -92,6 +93,8 @@ def outcome(data: bytes) -> str:
             assert exc.exit_code == ExitCode.USER_ERROR, exc
             assert "\n" not in str(exc), "an error is one line"
             return str(exc)
+        finally:
+            assert gc.isenabled(), "the loader pauses the cycle collector only while it loads"
     return "ok"
 
 
@@ -127,3 +130,27 @@ def test_any_field_value_is_read_or_refused(values: list[dict[str, Any]]) -> Non
 )
 def test_the_examples_that_were_internal_errors_are_user_errors(line: str, message: str) -> None:
     assert message in outcome(line.encode())
+
+
+@pytest.mark.parametrize(
+    ("number", "shown"),
+    [
+        ("1" + "0" * 26, "1" + "0" * 26),  # 10^26 written out: 27 digits
+        ("-123456789012345678901234567.5", "-123456789012345678901234567.5"),
+        ("1E+26", "1E+26"),
+        ("2.5e26", "2.5E+26"),
+        ("-0.001e30", "-1E+27"),
+    ],
+)
+def test_a_number_of_10_26_or_more_is_refused_however_it_is_written(number: str, shown: str) -> None:
+    line = '{"experiment_id": "e", "resource": "i-03e4", "metrics": {"loss": [0.5, {"x": ' + number + "}]}}"
+    message = outcome(line.encode())
+    assert message.endswith(
+        f"experiments.jsonl:1: field metrics.loss[1].x: expected a finite number below 10^26, got {shown}"
+    )
+
+
+def test_a_number_just_below_10_26_is_read() -> None:
+    nines = "9" * 26
+    line = '{"experiment_id": "e", "metrics": {"a": ' + nines + ', "b": -' + nines + ', "c": -9.99e25}}'
+    assert outcome(line.encode()) == "ok"

@@ -142,7 +142,7 @@ def test_every_module_imports_and_none_imports_one_that_imports_it_back() -> Non
 def test_cli_starts_without_heavy_libraries(argv: list[str]) -> None:
     """`trainledger --help`, every command's help (`report --by`'s lists the dimensions and waste classes)
     load only what parsing needs: DuckDB, polars, pyarrow, SQLGlot, the config model (pydantic), the cloud
-    SDKs, plotly and xlsxwriter load inside the commands that use them (issue 18: start-up under 0.3 s)."""
+    SDKs, plotly, xlsxwriter and urllib's HTTP client load inside the commands that use them (issue 18: start-up under 0.3 s)."""
     heavy = {
         "boto3",
         "botocore",
@@ -155,10 +155,13 @@ def test_cli_starts_without_heavy_libraries(argv: list[str]) -> None:
         "sqlglot",
         "xlsxwriter",
     }
+    # urllib's HTTP client (with ssl and email) loads only when a job probes its cloud metadata server.
+    heavy_modules = {"urllib.request", "http.client", "ssl"}
     code = (
         "import sys\nfrom trainledger.cli import cli\n"
         f"cli.main({argv!r}, standalone_mode=False) if {argv!r} else None\n"
-        f"print(','.join(sorted({{m.split('.')[0] for m in sys.modules}} & {heavy!r})), file=sys.stderr)"
+        f"loaded = {{m.split('.')[0] for m in sys.modules}} & {heavy!r} | set(sys.modules) & {heavy_modules!r}\n"
+        "print(','.join(sorted(loaded)), file=sys.stderr)"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stderr.strip() == ""
@@ -166,6 +169,18 @@ def test_cli_starts_without_heavy_libraries(argv: list[str]) -> None:
         assert "waste (productive, idle, failed, rerun, unused-commitment, shared, unattributed)" in " ".join(
             result.stdout.split()
         )
+
+
+def test_batch_modules_load_neither_xlsxwriter_nor_an_http_client() -> None:
+    """`ingest`, `attribute`, `export` and `nightly` pay for what they use: xlsxwriter loads when a
+    workbook is written, urllib's HTTP client when an alert is posted or a metadata server probed."""
+    code = (
+        "import sys\nimport trainledger.cli, trainledger.pipeline.jobs, trainledger.outputs.export, "
+        "trainledger.outputs.alerts\n"
+        "print(','.join(sorted(m for m in sys.modules if m in {'xlsxwriter', 'urllib.request', 'http.client'})))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == ""
 
 
 @pytest.mark.parametrize("name", sorted(cli.commands))

@@ -40,10 +40,11 @@ def objects(text: str, origin: str, expected: str) -> list[tuple[int, dict[str, 
     found = []
     for number, line in lines(text):
         where = f"{origin}:{number}"
-        record = parse(line, where, expected)
+        record, big = _decode(line, where, expected)
         if not isinstance(record, dict):
             raise InputError(f"{where}: expected a JSON object per line")
-        check_numbers(record, where)
+        if big:  # then find and name it
+            check_numbers(record, where)
         found.append((number, record))
     return found
 
@@ -78,22 +79,37 @@ def _too_deep(line: str) -> int | None:
 
 def parse(line: str, where: str, expected: str = "an experiment record") -> Any:
     """One JSON value, numbers as Decimal (integers as int); ``where`` is "file:line"."""
+    return _decode(line, where, expected)[0]
+
+
+def _decode(line: str, where: str, expected: str) -> tuple[Any, bool]:
+    """The value, and whether a number of 10^26 or more is in it: seen as the parser reads each number,
+    so the values of a large log's lines (nearly all fine) need no second walk."""
+    big = False
+
+    def as_int(text: str) -> int | Decimal:
+        nonlocal big
+        big = big or len(text.lstrip("-")) > 26  # JSON writes no leading zeros: 27 digits is >= 10^26
+        return int(text) if len(text) <= MAX_DIGITS else Decimal(text)
+
+    def as_decimal(text: str) -> Decimal:
+        nonlocal big
+        value = Decimal(text)
+        big = big or abs(value) >= LIMIT
+        return value
+
     column = _too_deep(line)
     if column is not None:
         raise InputError(
             f"{where}: column {column}: JSON nested deeper than {MAX_DEPTH} levels; expected {expected}"
         )
     try:
-        return json.loads(
-            line,
-            parse_float=Decimal,
-            parse_int=lambda text: int(text) if len(text) <= MAX_DIGITS else Decimal(text),
-            parse_constant=_refuse_constant,
-        )
+        value = json.loads(line, parse_float=as_decimal, parse_int=as_int, parse_constant=_refuse_constant)
     except json.JSONDecodeError as exc:
         raise InputError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
     except _Constant as exc:
         raise InputError(f"{where}: not valid JSON ({exc})") from None
+    return value, big
 
 
 def shown(number: Decimal | int) -> str:

@@ -16,8 +16,6 @@ from __future__ import annotations
 import json
 import os
 import time
-import urllib.error
-import urllib.request
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -78,7 +76,11 @@ def _redact(text: str, url: str) -> str:
 
 
 def post(url: str, body: bytes, timeout_s: float, retries: int) -> str | None:
-    """POST with retries; None when delivered, else why not (never containing the URL)."""
+    """POST with retries; None when delivered, else why not (never containing the URL). urllib's HTTP
+    client (ssl, email) loads here: most runs have no alert to post."""
+    import urllib.error
+    import urllib.request
+
     problem = "not attempted"
     for attempt in range(retries + 1):
         if attempt:

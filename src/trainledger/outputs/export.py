@@ -9,7 +9,7 @@ from trainledger.core.errors import TrainledgerError
 from trainledger.core.files import write_atomic
 from trainledger.core.reporter import Reporter
 from trainledger.outputs import cents as cents_module
-from trainledger.outputs import export_focus, xlsx
+from trainledger.outputs import export_focus
 from trainledger.outputs.document import Sheet, csv_text
 from trainledger.reports import realize
 from trainledger.reports.dimensions import DIMENSIONS
@@ -82,6 +82,8 @@ def export_csv(con: Connection, period: str, by: str | None = None, cents: bool 
 
 
 def export_xlsx(con: Connection, period: str, by: str | None = None, cents: bool = False) -> bytes:
+    from trainledger.outputs import xlsx  # xlsxwriter: only for a workbook
+
     return xlsx.render(period_rows(con, period, by, cents), CSV_COLUMNS, MONEY_COLUMNS, period, cents)
 
 

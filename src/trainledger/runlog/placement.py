@@ -12,14 +12,15 @@ import shutil
 import subprocess
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
-from email.message import Message
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trainledger.runlog.warning import warn
+
+if TYPE_CHECKING:  # urllib's HTTP stack loads when a probe runs, not with every command's start-up
+    import urllib.request
+    from email.message import Message
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +57,9 @@ def _no_proxy_open(request: urllib.request.Request, timeout: float) -> tuple[byt
     A busy metadata server (IMDS throttles with 429, a GCE one restarting answers 503) or a refused
     connection is retried ``TRAINLEDGER_METADATA_RETRIES`` times (default 2) with backoff, every attempt
     inside the ``timeout`` the call was given."""
+    import urllib.error
+    import urllib.request
+
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     deadline = time.monotonic() + timeout
 
@@ -99,6 +103,8 @@ def ec2_instance_id(timeout_s: float) -> str | None:
     """The EC2 instance id through IMDSv2: a session token by PUT, then the id with that token."""
     if os.environ.get("AWS_EC2_METADATA_DISABLED", "").lower() == "true":
         return None
+    import urllib.request
+
     base = _imds_endpoint()
     token_request = urllib.request.Request(
         f"{base}/latest/api/token", method="PUT", headers={"X-aws-ec2-metadata-token-ttl-seconds": "60"}
@@ -114,6 +120,8 @@ def ec2_instance_id(timeout_s: float) -> str | None:
 
 def gce_instance(timeout_s: float) -> tuple[str, str] | None:
     """(name, numeric id) of the GCE instance from the metadata server (``Metadata-Flavor: Google``)."""
+    import urllib.request
+
     base = _gce_endpoint()
     values = []
     for item in ("name", "id"):
