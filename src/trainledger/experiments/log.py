@@ -192,6 +192,8 @@ def read_log(config: Config, reporter: Reporter) -> LogContent | None:
 def merge(
     records: list[tuple[str, dict[str, Any]]], reporter: Reporter
 ) -> dict[str, tuple[str, dict[str, Any]]]:
+    """One record per experiment, later fields over earlier ones. An experiment's first record is kept as
+    parsed, not copied (most experiments have one): records are never changed once parsed."""
     merged: dict[str, tuple[str, dict[str, Any]]] = {}
     spelled: dict[str, tuple[str, str]] = {}  # canonical id -> its first spelling and where
     for where, record in records:
@@ -208,8 +210,8 @@ def merge(
                 f"{where}: experiment_id {raw_id!r} differs from {first!r} ({first_where}) only in case or "
                 f"surrounding spaces; both are experiment {key!r}"
             )
-        previous = merged.get(key, (where, {}))[1]
-        merged[key] = (where, {**previous, **record})
+        previous = merged.get(key)
+        merged[key] = (where, {**previous[1], **record} if previous else record)
     return merged
 
 
