@@ -128,8 +128,6 @@ def _memory_lent(con: Connection, config: Config) -> Iterator[None]:
 def _load(con: Connection, config: Config, reporter: Reporter, log: LogContent) -> int:
     scheme = LabelScheme(config.labels)
     merged = merge(log.records(), reporter)
-    experiments = [(where, build(where, record, scheme)) for where, record in merged.values()]
-    del merged
     for name in (
         "experiments/clear_experiments",
         "experiments/clear_windows",
@@ -142,10 +140,10 @@ def _load(con: Connection, config: Config, reporter: Reporter, log: LogContent) 
     windows: list[tuple[Any, ...]] = []
     estimates: list[EstimateRow] = []
     results: list[tuple[str, bool, str]] = []
-    experiments.reverse()  # popped from the end, so in log order: each one freed once its rows are made
-    count = len(experiments)
-    while experiments:
-        where, e = experiments.pop()
+    count = len(merged)
+    for key in list(merged):  # in log order, each record freed once its rows are made
+        where, record = merged.pop(key)
+        e = build(where, record, scheme)
         rows.append(
             (
                 e.experiment_id,
