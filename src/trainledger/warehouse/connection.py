@@ -103,9 +103,26 @@ def _faults_named(path: Path) -> Iterator[None]:
         raise fault from None
 
 
+def _memory_limit(config: Config) -> str:
+    """``[warehouse] memory_limit`` as DuckDB takes it."""
+    return config.warehouse.memory_limit.replace(" ", "")
+
+
+@contextmanager
+def memory_lent(con: Connection, config: Config, limit: str) -> Iterator[None]:
+    """DuckDB's memory down to ``limit`` while the block builds something big in Python, then back to
+    ``[warehouse] memory_limit`` (on error too): DuckDB evicts what it keeps cached, say the bill an ingest
+    just wrote, instead of holding it on top of the Python objects."""
+    con.execute("SET memory_limit = $limit", {"limit": limit})
+    try:
+        yield
+    finally:
+        con.execute("SET memory_limit = $limit", {"limit": _memory_limit(config)})
+
+
 def _settings(config: Config) -> Settings:
     """DuckDB settings from ``[warehouse]``: its memory (spilling to disk beyond it) and threads."""
-    settings: Settings = {"memory_limit": config.warehouse.memory_limit.replace(" ", "")}
+    settings: Settings = {"memory_limit": _memory_limit(config)}
     if config.warehouse.threads:
         settings["threads"] = config.warehouse.threads
     return settings
