@@ -14,13 +14,8 @@ import sys
 
 from trainledger.attribution.labels import LabelScheme
 from trainledger.core import config as config_module
+from trainledger.core.reporter import Silent
 from trainledger.experiments.log import build, merge, read_log
-
-
-class Quiet:
-    def step(self, message: str) -> None: ...
-    def detail(self, message: str) -> None: ...
-    def warn(self, message: str) -> None: ...
 
 
 def peak(step: str) -> None:
@@ -34,11 +29,11 @@ def main(folder: str) -> int:
     gc.disable()  # as the loader does while it builds the records
     config = config_module.load("trainledger.toml")
     peak("config")
-    log = read_log(config, Quiet())
+    log = read_log(config, Silent())
     if log is None:
         raise SystemExit(f"{folder}: no [experiments] log configured")
     peak("read")
-    merged = merge(log.records(), Quiet())
+    merged = merge(log.records(), Silent())
     peak("merged")
     scheme = LabelScheme(config.labels)
     built = [build(where, record, scheme) for where, record in merged.values()]

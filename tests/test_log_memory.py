@@ -11,6 +11,7 @@ import pytest
 
 from trainledger.core import config as config_module
 from trainledger.core.errors import InputError
+from trainledger.core.reporter import Silent
 from trainledger.experiments import loader
 from trainledger.experiments.log import merge
 from trainledger.warehouse.connection import open_warehouse
@@ -23,12 +24,6 @@ RECORD = {
     "started_at": "2026-11-02T10:00:00Z",
     "ended_at": "2026-11-02T12:00:00Z",
 }
-
-
-class Quiet:
-    def step(self, message: str) -> None: ...
-    def detail(self, message: str) -> None: ...
-    def warn(self, message: str) -> None: ...
 
 
 def limit(con: object) -> str:
@@ -50,17 +45,17 @@ def test_the_configured_memory_limit_is_back_after_the_log_is_loaded(tmp_path: P
     with open_warehouse(config, write=True) as con:
         configured = limit(con)
         assert configured == "286.1 MiB"  # 300 MB = 300,000,000 bytes, shown in MiB
-        assert loader.load(con, config, Quiet()) == 1
+        assert loader.load(con, config, Silent()) == 1
         assert limit(con) == configured
         assert con.execute("SELECT status FROM experiments").fetchall() == [("failed",)]
 
 
 def test_merging_keeps_a_first_record_as_parsed_and_never_changes_it() -> None:
     first, later = dict(RECORD), {"experiment_id": "exp-1", "status": "failed"}
-    merged = merge([("log:1", first), ("log:2", later)], Quiet())
+    merged = merge([("log:1", first), ("log:2", later)], Silent())
     assert merged["exp-1"] == ("log:2", {**RECORD, "status": "failed"})
     assert first == RECORD  # the parsed record itself is untouched
-    only = merge([("log:1", first)], Quiet())
+    only = merge([("log:1", first)], Silent())
     assert only["exp-1"][1] is first  # one record: no copy
 
 
@@ -69,5 +64,5 @@ def test_a_bad_log_gives_the_memory_back_too(tmp_path: Path) -> None:
     with open_warehouse(config, write=True) as con:
         configured = limit(con)
         with pytest.raises(InputError, match="experiment_id"):
-            loader.load(con, config, Quiet())
+            loader.load(con, config, Silent())
         assert limit(con) == configured
