@@ -7,6 +7,7 @@ from decimal import Decimal as D
 import pytest
 
 from bills import Charge, Experiment, Window, add_resource, at, attribute, by_name, split, warehouse
+from trainledger.attribution import allocations
 
 EXP_TAG = {"user_project": "qwen-coder", "user_phase": "train", "user_method": "sft"}
 
@@ -138,6 +139,41 @@ CASES = [
 def test_rules(charges, experiments, expected) -> None:
     con = attribute(charges, experiments)
     assert split(con, "c") == expected
+
+
+def test_a_bill_with_more_charges_to_split_than_a_slice_splits_them_slice_by_slice(monkeypatch) -> None:
+    steps = []
+    real_run = allocations.run
+
+    def run(con, name, *params):
+        steps.append(name)
+        return real_run(con, name, *params)
+
+    monkeypatch.setattr(allocations, "SPLIT_SLICE", 2)
+    monkeypatch.setattr(allocations, "run", run)
+    # Five hourly charges on one node, each with its own run for a quarter of the hour; in hour 3 a
+    # second run holds the node for another quarter. No run touches the charge at hour 20.
+    con = attribute(
+        [*(hourly(f"c{h}", "10.00", hour=h) for h in range(5)), hourly("far", "3.00", hour=20)],
+        [
+            Experiment(f"e{h}", "qwen-coder", windows=[Window("i-1", at(h), at(h + 0.25), gpus=4)])
+            for h in range(5)
+        ]
+        + [Experiment("big", "qwen-coder", windows=[Window("i-1", at(3.5), at(3.75), gpus=8)])],
+    )
+    assert steps.count("attribute/windows") == 3
+    for h in (0, 1, 2, 4):
+        assert split(con, f"c{h}") == [
+            ("time-window", "qwen-coder", "train", f"e{h}", D("2.5")),
+            ("idle", "qwen-coder", "idle", None, D("7.5")),
+        ]
+    assert split(con, "c3") == [
+        ("time-window", "qwen-coder", "train", "e3", D("2.5")),
+        ("idle", "qwen-coder", "idle", None, D("2.5")),
+        ("time-window", "qwen-coder", "train", "big", D("2.5")),
+        ("idle", "qwen-coder", "idle", None, D("2.5")),
+    ]
+    assert split(con, "far") == [("idle", "qwen-coder", "idle", None, D("3"))]
 
 
 def test_tagged_compute_the_log_watches_is_idle_in_hours_no_run_used() -> None:

@@ -1,8 +1,10 @@
 -- Split charges by the experiment log's time windows (SPEC §4 rule 4 and the experiment carry).
 -- Grain: charge x time segment x share; weights are positive whole numbers, comparable within a charge.
 -- Each share carries its charge's columns, so `attribute_allocate` need not read the bill again.
--- No parameters; reads the temp tables `resolved` (the charges `placed_charges` could not place whole),
--- `log_windows` and `timelines` (for the owner named by the tags of the resource's other charges).
+-- Parameters: $slice of $slices, the part of `resolved` (the charges `placed_charges` could not place
+-- whole) to split this time, so that a bill with millions of them splits a bounded number at a time. Reads
+-- the temp tables `resolved`, `log_windows` and `timelines` (for the owner named by the tags of the
+-- resource's other charges).
 --
 -- Which charges: an unattributed charge on a resource that the log places any run on in the charge's
 -- billing period (rule 4); a tag/inventory charge without an experiment when a run of its project (and
@@ -30,7 +32,8 @@ WITH pairs AS (
     JOIN log_windows w
       ON w.name = r.resource_id AND (w.provider IS NULL OR w.provider = r.provider)
      AND w.started_at < r.billing_period_end AND w.ended_at > r.billing_period_start
-    WHERE r.charge_period_end > r.charge_period_start
+    WHERE ((hash(r.charge_id) % $slices) + $slices) % $slices = $slice  -- Spark's hash can be negative
+      AND r.charge_period_end > r.charge_period_start
       AND (r.rule = 'unattributed'
            OR (r.rule IN ('tag', 'inventory') AND r.experiment_id IS NULL AND r.project IS NOT NULL))
 ),

@@ -9,7 +9,8 @@ resource's timeline cut into segments with what a charge inside one segment gets
 are placed whole, by their tags or on the one run they lie under, in one streaming insert
 (``attribute_allocate_placed``); the few that a window boundary cuts or several runs share are held
 there as share 0 and read back (``attribute_split_set``) to get time segments and exact shares
-(``attribute_windows``, ``attribute_allocate_whole``, ``attribute_allocate``); the charges on a
+(``attribute_windows``, ``attribute_allocate_whole``, ``attribute_allocate``, a bounded slice of them at a
+time: ``split_by_windows``); the charges on a
 ``[[reservations]]`` entry are split again by GPU-time over its window (``place_reservations``); with
 ``shared = "proportional"`` shared charges are then spread (``attribute_spread``,
 ``attribute_spread_charges``, ``attribute_spread_allocate``: the split worked out once per distinct amount).
@@ -112,9 +113,7 @@ def attribute(
     run(con, "attribute/place")
     run(con, "attribute/allocate_placed", params)
     run(con, "attribute/split_set", params)
-    run(con, "attribute/windows")
-    run(con, "attribute/allocate_whole")
-    run(con, "attribute/allocate")
+    split_by_windows(con)
     if config.reservations:
         place_reservations(con, config, params)
     if config.allocation.shared == "proportional":
@@ -127,6 +126,23 @@ def attribute(
     count, total = run(con, "attribute/totals", params).fetchone() or (0, 0)
     reporter.step(f"attributed {count} allocation(s) for {', '.join(periods) or 'no periods'}")
     return AttributionResult(periods, int(count), Decimal(total))
+
+
+# Charges split by time windows at a time. The split's window functions and lists hold all their rows in
+# memory, which DuckDB cannot spill: the 1.07 million of a 100M-line month ran out of memory at the default
+# memory_limit in one go (BENCHMARKS.md, issue 18).
+SPLIT_SLICE = 200_000
+
+
+def split_by_windows(con: Connection) -> None:
+    """The charges held for the exact split (temp table ``resolved``), a bounded slice at a time."""
+    (count,) = run(con, "attribute/split_count").fetchone() or (0,)
+    slices = max(1, -(-int(count) // SPLIT_SLICE))
+    for part in range(slices):
+        params = {"slice": part, "slices": slices}
+        run(con, "attribute/windows", params)
+        run(con, "attribute/allocate_whole", params)
+        run(con, "attribute/allocate")
 
 
 def place_reservations(con: Connection, config: Config, params: dict[str, list[str]]) -> None:
