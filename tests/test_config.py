@@ -125,4 +125,4 @@ def test_the_warehouse_works_within_its_memory_limit(tmp_path: Path) -> None:
             con.execute("SELECT current_setting('memory_limit'), current_setting('threads')").fetchone() or ()
         )
     assert (limit, threads) == ("512.0 MiB", 1)
-    assert config.load(None, str(tmp_path / "x.duckdb")).warehouse.memory_limit == "1GB"
+    assert config.load(None, str(tmp_path / "x.duckdb")).warehouse.memory_limit == "800MB"

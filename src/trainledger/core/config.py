@@ -52,10 +52,10 @@ class WarehouseConfig(Strict):
     path: str = DEFAULT_WAREHOUSE
     lock_timeout_s: float = Field(default=30.0, ge=0)  # how long a run waits for another to finish
     # DuckDB's memory for one command; beyond it, joins and sorts spill to <warehouse>.tmp/ (owner-only).
-    # Bounded by default so a nightly job on a tens-of-millions-row month leaves the machine usable. Not
-    # lower: at "800MB" a 10M-line month's attribution stays under 1 GiB of RSS, but a 100M-line month's
-    # runs out of memory in attribute/windows, which DuckDB cannot spill (BENCHMARKS.md, issue 18).
-    memory_limit: str = Field(default="1GB", pattern=r"^\s*\d+(\.\d+)?\s*([KMGT]i?B)\s*$")
+    # Bounded by default so a nightly job on a tens-of-millions-row month leaves the machine usable: at
+    # "800MB" a 10M-line month peaks under 1 GiB of RSS, and a 100M-line month completes under 2 GiB
+    # (BENCHMARKS.md, issue 18, fifth round).
+    memory_limit: str = Field(default="800MB", pattern=r"^\s*\d+(\.\d+)?\s*([KMGT]i?B)\s*$")
     threads: int | None = Field(default=None, ge=1)  # DuckDB's default: one per core
     # "spark": the bill's big tables (charges, allocations) on Apache Spark, the rest in the DuckDB file.
     engine: Literal["duckdb", "spark"] = "duckdb"

@@ -60,7 +60,7 @@ HEAD = """\
 [warehouse]
 path = ".trainledger/ledger.duckdb"
 # lock_timeout_s = 30           # how long a run waits for another to release the warehouse
-# memory_limit = "1GB"          # DuckDB's working memory; bigger bills spill to disk beyond it
+# memory_limit = "800MB"        # DuckDB's working memory; bigger bills spill to disk beyond it
 # engine = "spark"              # the bill's big tables on Apache Spark (README "Running on Spark"), with:
 # master = "local[*]"           # or "yarn", "spark://host:7077", "sc://host:15002"
 # catalog = "spark_catalog"     # Spark catalog and database that name the tables (database created
