@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 from trainledger.connectors import aws_cur2
 from trainledger.connectors.periods import connector_for
 from trainledger.core import queries
-from trainledger.core.config import Config, SourceConfig
+from trainledger.core.config import Config
+from trainledger.core.config_types import SourceConfig
 from trainledger.core.errors import ExitCode, TrainledgerError
 from trainledger.core.reporter import Silent
 

@@ -32,7 +32,8 @@ from trainledger.connectors.storage import (
     read_manifest,
     resolve,
 )
-from trainledger.core.config import Config, SourceConfig
+from trainledger.core.config import Config
+from trainledger.core.config_types import SourceConfig
 from trainledger.core.errors import InputError, SourceError
 from trainledger.core.reporter import Reporter
 from trainledger.warehouse.connection import Connection

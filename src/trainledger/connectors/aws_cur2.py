@@ -20,7 +20,8 @@ from trainledger.connectors.contract import Delivery, Example, Staged
 from trainledger.connectors.locations import AwsFiles, open_storage
 from trainledger.connectors.storage import Entry, Storage, fingerprint, read_manifest, resolve
 from trainledger.core import queries
-from trainledger.core.config import Config, SourceConfig
+from trainledger.core.config import Config
+from trainledger.core.config_types import SourceConfig
 from trainledger.core.errors import InputError, SourceError
 from trainledger.core.money import fmt
 from trainledger.core.reporter import Reporter

@@ -11,7 +11,8 @@ from trainledger.connectors import aws_cur2, focus
 from trainledger.connectors.aws_session import EXAMPLE_OPTIONS
 from trainledger.connectors.contract import Delivery, Example, Staged
 from trainledger.connectors.locations import AwsFiles, open_storage
-from trainledger.core.config import Config, SourceConfig
+from trainledger.core.config import Config
+from trainledger.core.config_types import SourceConfig
 from trainledger.core.reporter import Reporter
 from trainledger.warehouse.connection import Connection
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from trainledger.core.config import Retries, Seconds, SourceConfig, SourceOptions
+from trainledger.core.config_types import Retries, Seconds, SourceConfig, SourceOptions
 from trainledger.core.errors import SourceError
 
 

@@ -18,7 +18,8 @@ from pydantic import Field
 from trainledger.connectors import IngestResult, staging
 from trainledger.connectors.aws_session import EXAMPLE_OPTIONS, AwsContext, AwsOptions
 from trainledger.connectors.contract import Example
-from trainledger.core.config import Config, SourceConfig
+from trainledger.core.config import Config
+from trainledger.core.config_types import SourceConfig
 from trainledger.core.errors import ConfigError
 from trainledger.core.reporter import Reporter
 from trainledger.warehouse.connection import Connection

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from trainledger.connectors import IngestResult
-    from trainledger.core.config import Config, SourceConfig, SourceOptions
+    from trainledger.core.config import Config
+    from trainledger.core.config_types import SourceConfig, SourceOptions
     from trainledger.core.reporter import Reporter
     from trainledger.warehouse.connection import Connection
 

@@ -13,7 +13,8 @@ from trainledger.connectors import periods, sql, staging
 from trainledger.connectors.contract import Delivery, Example, Staged
 from trainledger.connectors.locations import LocalFiles, content_hashes, files_under, local_path, required_uri
 from trainledger.connectors.storage import ContentHashes
-from trainledger.core.config import Config, SourceConfig
+from trainledger.core.config import Config
+from trainledger.core.config_types import SourceConfig
 from trainledger.core.errors import InputError
 from trainledger.core.reporter import Reporter
 from trainledger.warehouse.connection import Connection

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from trainledger.core.config import Retries, Seconds, SourceConfig, SourceOptions
+from trainledger.core.config_types import Retries, Seconds, SourceConfig, SourceOptions
 from trainledger.core.errors import SourceError
 
 TIMEOUT_S = 60.0

@@ -29,7 +29,8 @@ from trainledger.connectors import IngestResult, gcp_api, periods, sql, staging
 from trainledger.connectors.contract import Example, Staged
 from trainledger.connectors.gcp_flat import RAW_VIEW, Export, create_flat_view
 from trainledger.connectors.locations import default_cache_dir, files_under, local_path
-from trainledger.core.config import Config, SourceConfig
+from trainledger.core.config import Config
+from trainledger.core.config_types import SourceConfig
 from trainledger.core.errors import InputError, SourceError
 from trainledger.core.reporter import Reporter
 from trainledger.warehouse.connection import Connection

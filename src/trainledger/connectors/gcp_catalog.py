@@ -16,7 +16,8 @@ from typing import Any
 from trainledger.connectors import IngestResult, gcp_api, sql
 from trainledger.connectors.contract import Example
 from trainledger.core import queries
-from trainledger.core.config import Config, SourceConfig
+from trainledger.core.config import Config
+from trainledger.core.config_types import SourceConfig
 from trainledger.core.reporter import Reporter
 from trainledger.warehouse.connection import Connection
 

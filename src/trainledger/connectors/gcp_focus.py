@@ -24,7 +24,8 @@ from __future__ import annotations
 from trainledger.connectors import IngestResult, gcp_billing
 from trainledger.connectors.contract import Example
 from trainledger.connectors.gcp_flat import Export
-from trainledger.core.config import Config, SourceConfig
+from trainledger.core.config import Config
+from trainledger.core.config_types import SourceConfig
 from trainledger.core.reporter import Reporter
 from trainledger.warehouse.connection import Connection
 

@@ -16,7 +16,8 @@ from pydantic import Field
 
 from trainledger.connectors import IngestResult, gcp_api, staging
 from trainledger.connectors.contract import Example
-from trainledger.core.config import Config, SourceConfig
+from trainledger.core.config import Config
+from trainledger.core.config_types import SourceConfig
 from trainledger.core.errors import SourceError
 from trainledger.core.reporter import Reporter
 from trainledger.warehouse.connection import Connection

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from trainledger.connectors.aws_session import AwsOptions
 from trainledger.connectors.storage import ContentHashes, LocalStorage, Storage
-from trainledger.core.config import Config, SourceConfig, SourceOptions
+from trainledger.core.config import Config
+from trainledger.core.config_types import SourceConfig, SourceOptions
 from trainledger.core.errors import SourceError
 
 

@@ -20,7 +20,8 @@ from trainledger.connectors import periods, sql
 from trainledger.connectors.contract import Delivery, Example, Staged
 from trainledger.connectors.locations import LocalFiles, local_path, required_uri
 from trainledger.core import json_lines, queries
-from trainledger.core.config import Config, SourceConfig
+from trainledger.core.config import Config
+from trainledger.core.config_types import SourceConfig
 from trainledger.core.errors import InputError
 from trainledger.core.money import to_decimal
 from trainledger.core.reporter import Reporter

@@ -15,7 +15,8 @@ from typing import Any, Protocol
 
 from trainledger.connectors import IngestResult, registry, sql
 from trainledger.connectors.contract import Bill, Delivery, Staged
-from trainledger.core.config import Config, SourceConfig
+from trainledger.core.config import Config
+from trainledger.core.config_types import SourceConfig
 from trainledger.core.errors import ConfigError, InputError
 from trainledger.core.reporter import Reporter
 from trainledger.warehouse.connection import Connection

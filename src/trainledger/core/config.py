@@ -13,36 +13,15 @@ import tomllib
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Any, Literal
 
-from pydantic import (
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    SerializeAsAny,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
-from pydantic_core import PydanticCustomError
+from pydantic import Field, ValidationError, field_validator, model_validator
 
-from trainledger.connectors import registry
+from trainledger.core.config_types import KeyList, Retries, Seconds, SourceConfig, Strict
 from trainledger.core.errors import ConfigError
 
 DEFAULT_CONFIG = "trainledger.toml"
 DEFAULT_WAREHOUSE = ".trainledger/ledger.duckdb"
-
-
-def _as_list(value: Any) -> Any:
-    return [value] if isinstance(value, str) else value
-
-
-KeyList = Annotated[list[str], BeforeValidator(_as_list)]
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 _SPARK_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -94,63 +73,6 @@ class WarehouseConfig(Strict):
         return self
 
 
-class SourceOptions(Strict):
-    """The keys of one source kind beside ``name``, ``kind`` and ``enabled``: each kind's module declares
-    its own ``Options`` (connectors/contract.py), so a key another kind takes is an error naming the kind."""
-
-
-OptionsT = TypeVar("OptionsT", bound=SourceOptions)
-_COMMON = ("name", "kind", "enabled")
-
-
-class SourceConfig(Strict):
-    """One ``[[sources]]`` entry: its kind is one of the registry's, its other keys are that kind's."""
-
-    name: str
-    kind: str
-    enabled: bool = True
-    options: SerializeAsAny[SourceOptions] = Field(default_factory=SourceOptions)
-
-    @field_validator("kind")
-    @classmethod
-    def _known_kind(cls, value: str) -> str:
-        if value not in registry.KINDS:
-            expected = ", ".join(repr(k) for k in registry.KINDS)
-            raise PydanticCustomError("literal_error", "Input should be {expected}", {"expected": expected})
-        return value
-
-    @model_validator(mode="before")
-    @classmethod
-    def _kind_options(cls, data: Any) -> Any:
-        """Validate every key but the common ones with the kind's own ``Options``."""
-        if not isinstance(data, dict) or "options" in data or data.get("kind") not in registry.KINDS:
-            return data
-        kind = data["kind"]
-        model: type[SourceOptions] = registry.module(kind).Options
-        given = {k: v for k, v in data.items() if k not in _COMMON}
-        try:
-            options = model.model_validate(given)
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            context = {
-                "option": ".".join(str(p) for p in err["loc"]),
-                "kind": kind,
-                "keys": ", ".join(model.model_fields),
-            }
-            raise PydanticCustomError(
-                err["type"], err["msg"].replace("{", "{{").replace("}", "}}"), context
-            ) from None
-        return {**{k: v for k, v in data.items() if k in _COMMON}, "options": options}
-
-    def options_as(self, model: type[OptionsT]) -> OptionsT:
-        """The options typed as the kind's model (a connector asks for the model it declared)."""
-        if not isinstance(self.options, model):
-            raise TypeError(
-                f"source {self.name!r}: options are {type(self.options).__name__}, not {model.__name__}"
-            )
-        return self.options
-
-
 DEFAULT_ALIASES = {
     "training": "train",
     "finetune-train": "train",
@@ -191,13 +113,6 @@ class LabelsConfig(Strict):
     phases: list[str] = Field(default_factory=lambda: list(PHASES))
     methods: list[str] = Field(default_factory=lambda: ["sft", "rl", "opd"])
     aliases: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_ALIASES))
-
-
-# Network calls outside the connectors (MLflow, webhooks) wait at most ``timeout_s`` per attempt, to
-# connect and for each read, and retry ``retries`` times with backoff: minutes at most, so a dead server
-# never holds a night.
-Seconds = Annotated[float, Field(gt=0, le=600)]
-Retries = Annotated[int, Field(ge=0, le=10)]
 
 
 SLURM_FIELDS = ("comment", "wckey", "name", "account")
@@ -330,7 +245,7 @@ ExportFormat = Literal["csv", "xlsx", "focus"]
 
 class ExportsConfig(Strict):
     dir: str | None = None
-    format: list[ExportFormat] = ["csv"]  # pydantic copies the default per instance
+    format: list[ExportFormat] = Field(default=["csv"])  # pydantic copies the default per instance
 
     @field_validator("format", mode="before")
     @classmethod

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 if TYPE_CHECKING:
-    from trainledger.core.config import Config, SourceConfig
+    from trainledger.core.config import Config
+    from trainledger.core.config_types import SourceConfig
 
 MASK = "***"
 # Environment variables whose values are credentials (the AWS SDK's, Google's and MLflow's standard names).
