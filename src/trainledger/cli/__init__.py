@@ -11,7 +11,7 @@ import click
 from trainledger import __version__
 from trainledger.cli.context import Context
 from trainledger.cli.options import global_options
-from trainledger.cli.output import echo, flush_quietly
+from trainledger.cli.output import echo, flush_quietly, reopen_closed_streams
 from trainledger.core.errors import ExitCode, TrainledgerError
 from trainledger.core.redaction import redact
 
@@ -142,6 +142,7 @@ _register()
 
 
 def main() -> None:
+    reopen_closed_streams()  # a command started with stdout or stderr closed still does its work
     try:
         cli.main(standalone_mode=True)
     except SystemExit as done:
