@@ -21,6 +21,20 @@ EXIT_CODES_HELP = (
 )
 
 
+# click >= 8.2 raises this for a bare `trainledger` (its message is the help text); 8.1 exits 0 with it.
+_NO_ARGS: Any = getattr(click.exceptions, "NoArgsIsHelpError", None)
+
+
+def usage_line(exc: click.ClickException) -> str:
+    """A mistyped command as one line, like every other user error, with where to look."""
+    message = " ".join(exc.format_message().split()).rstrip(".")
+    ctx = exc.ctx if isinstance(exc, click.UsageError) else None
+    if ctx is None:
+        return f"trainledger: error: {message}"
+    command = " ".join(["trainledger", *ctx.command_path.split()[1:]])  # whatever name it was run by
+    return f"trainledger: error: {message}; see `{command} --help`"
+
+
 class Boundary(click.Group):
     """The one error boundary: an error is one line on stderr, credentials masked; tracebacks only with
     --debug (masked too)."""
@@ -32,7 +46,10 @@ class Boundary(click.Group):
         try:
             code = super().main(*args, standalone_mode=False, **kwargs)  # type: ignore[call-overload]
         except click.ClickException as exc:
-            exc.show()
+            if _NO_ARGS is not None and isinstance(exc, _NO_ARGS):
+                exc.show()  # bare `trainledger`: the help text
+            else:
+                echo(usage_line(exc), err=True)
             sys.exit(int(ExitCode.USER_ERROR))
         except click.Abort:
             echo("Aborted!", err=True)
