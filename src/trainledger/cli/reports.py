@@ -71,16 +71,16 @@ def report(
     from trainledger.warehouse.connection import open_warehouse
 
     columns = parse_dimensions(by)
-    if period and (with_metrics or shape):
-        raise click.UsageError("--period applies to the cost report; use --since/--until with this view")
+    where = {"billing_period": period} if period else None
     with open_warehouse(obj.config, write=False) as con:
         if with_metrics:
-            document = views.benefit(benefit.cost_benefit(con, _date(since), _date(until)), columns)
+            document = views.benefit(
+                benefit.cost_benefit(con, _date(since), _date(until), where=where), columns
+            )
         elif shape:
-            unit, found = shape_module.shape(con, columns, granularity, _date(since), _date(until))
+            unit, found = shape_module.shape(con, columns, granularity, _date(since), _date(until), where)
             document = views.shape(columns, unit, found, shape_module.gpu_hours(con))
         else:
-            where = {"billing_period": period} if period else None
             headers, records = realize.cost_rows(con, columns, granularity, _date(since), _date(until), where)
             document = views.costs(headers, records)
     emit(document, fmt_)
