@@ -276,6 +276,14 @@ def test_report_period_also_filters_the_metrics_and_shape_views(run, project: Pr
         "2026-11-15",
         "25.00",
     )
+    # Without --by, --with-metrics is by method (its view has no project/phase/category rows): both
+    # months, 100.00 + 30.00 + 20.00 = 150.00 for the same 10 points.
+    every = run("report", "--with-metrics", "--format", "json")
+    assert every.exit_code == 0, every.stderr
+    assert [(r["level"], r["cost"], r["cost_per_point"]) for r in json.loads(every.stdout)["rows"]] == [
+        ("method", "150.00", "15.00"),
+        ("experiment", "150.00", "15.00"),
+    ]
 
 
 def test_report_by_help_names_a_way_to_ask_for_every_column_the_query_accepts() -> None:

@@ -32,8 +32,8 @@ def _date(value: datetime | None) -> date | None:
 )
 @click.option(
     "--by",
-    default="project,phase,method,category",
-    show_default=True,
+    default=None,
+    show_default="project,phase,method,category; method with --with-metrics",
     help=dimension_help(),
 )
 @click.option(
@@ -55,7 +55,7 @@ def _date(value: datetime | None) -> date | None:
 @click.pass_obj
 def report(
     obj: Context,
-    by: str,
+    by: str | None,
     granularity: str | None,
     since: datetime | None,
     until: datetime | None,
@@ -70,7 +70,7 @@ def report(
     from trainledger.reports import shape as shape_module
     from trainledger.warehouse.connection import open_warehouse
 
-    columns = parse_dimensions(by)
+    columns = parse_dimensions(by or ("method" if with_metrics else "project,phase,method,category"))
     where = {"billing_period": period} if period else None
     with open_warehouse(obj.config, write=False) as con:
         if with_metrics:
