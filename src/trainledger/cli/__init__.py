@@ -123,14 +123,16 @@ def cli(
     ctx.obj = Context(config_path, warehouse, verbose, debug, lock_timeout)
 
 
-def _leaves(command: click.Command) -> list[click.Command]:
+def _every(command: click.Command) -> list[click.Command]:
+    """The command and, for a group (`log`), each of its subcommands."""
     if isinstance(command, click.Group):
-        return [leaf for sub in command.commands.values() for leaf in _leaves(sub)]
+        return [command, *(each for sub in command.commands.values() for each in _every(sub))]
     return [command]
 
 
 def _register() -> None:
-    """Add every command, each accepting the global options after its name too."""
+    """Add every command, each accepting the global options after its name too (`log --verbose start`
+    as well as `log start --verbose`)."""
     from trainledger.cli import batch, estimates, job_log, reports, runs, site, sql
 
     for command in (
@@ -151,8 +153,8 @@ def _register() -> None:
         sql.sql,
     ):
         cli.add_command(command)
-        for leaf in _leaves(command):
-            leaf.params.extend(global_options())
+        for each in _every(command):
+            each.params.extend(global_options())
 
 
 _register()
