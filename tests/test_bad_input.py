@@ -132,6 +132,11 @@ def test_a_usage_error_is_a_user_error_not_a_budget_alert(run) -> None:
             "see `trainledger report --help`",
         ),
         (("nosuch",), "trainledger: error: No such command 'nosuch'; see `trainledger --help`"),
+        (
+            ("report", "--format", "http://admin:SuperSecret1@host"),  # SPEC §8: no credentials in outputs
+            "trainledger: error: Invalid value for '--format': 'http://***@host' is not one of 'table', "
+            "'csv', 'json'; see `trainledger report --help`",
+        ),
     ],
 )
 def test_a_mistyped_command_is_one_line(run, args: tuple[str, ...], line: str) -> None:

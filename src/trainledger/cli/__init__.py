@@ -49,7 +49,7 @@ class Boundary(click.Group):
             if _NO_ARGS is not None and isinstance(exc, _NO_ARGS):
                 exc.show()  # bare `trainledger`: the help text
             else:
-                echo(usage_line(exc), err=True)
+                echo(redact(usage_line(exc)), err=True)  # a mistyped value may hold a credential
             sys.exit(int(ExitCode.USER_ERROR))
         except click.Abort:
             echo("Aborted!", err=True)
