@@ -115,6 +115,40 @@ def test_a_usage_error_is_a_user_error_not_a_budget_alert(run) -> None:
 
 
 @pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (
+            ("export", "--out", "x.csv"),
+            "trainledger: error: Missing option '--period'; see `trainledger export --help`",
+        ),
+        (
+            ("export", "--period", "2026-13", "--out", "x.csv"),
+            "trainledger: error: Invalid value for '--period': expected YYYY-MM, got '2026-13'; "
+            "see `trainledger export --help`",
+        ),
+        (
+            ("report", "--format", "xml"),
+            "trainledger: error: Invalid value for '--format': 'xml' is not one of 'table', 'csv', 'json'; "
+            "see `trainledger report --help`",
+        ),
+        (("nosuch",), "trainledger: error: No such command 'nosuch'; see `trainledger --help`"),
+        (
+            ("report", "--format", "http://admin:SuperSecret1@host"),  # SPEC §8: no credentials in outputs
+            "trainledger: error: Invalid value for '--format': 'http://***@host' is not one of 'table', "
+            "'csv', 'json'; see `trainledger report --help`",
+        ),
+    ],
+)
+def test_a_mistyped_command_is_one_line(run, args: tuple[str, ...], line: str) -> None:
+    """SPEC §7: "1 user error (bad config, bad input: one clear line saying what and where, no
+    traceback)" -- a bad option is bad input too: one line on stderr, nothing on stdout."""
+    result = run(*args)
+    assert result.exit_code == 1
+    assert result.stderr == line + "\n"
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize(
     "earlier_table",
     [
         "CREATE TABLE charges (charge_id VARCHAR NOT NULL, source VARCHAR NOT NULL)",  # md5 text ids

@@ -94,6 +94,29 @@ def test_a_reader_closing_at_once_loses_no_work(project: Project, command: str) 
         assert total == Decimal("73877.57311856")  # the demo's CUR month plus its off-cloud ledger
 
 
+@pytest.mark.parametrize("closed", [">&-", "2>&-", ">&- 2>&-"])
+def test_a_stream_closed_from_the_start_loses_no_work(
+    project: Project, demo_files: Path, closed: str
+) -> None:
+    """SPEC §7: "A batch command's outcome never depends on who reads its output: a closed stdout loses no
+    work", and "2 budget threshold crossed (for `nightly` and `budgets`)". A cron line that closes the
+    streams (`trainledger nightly >&-`) still runs, commits, and exits 2 for the demo's crossed budget."""
+    if not BIN.exists():
+        pytest.skip(f"{BIN} not installed (run `make install`)")
+    project.write_config(demo_config(demo_files, budget=True))
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("TRAINLEDGER_")}
+    night = subprocess.run(
+        ["sh", "-c", f'"$0" nightly {closed}', str(BIN)], cwd=project.root, env=clean, timeout=300
+    )
+    assert night.returncode == 2
+    assert (project.root / "exports" / "trainledger-2026-11.csv").exists()
+    latest = _runs(project.root)[0]
+    assert (latest["command"], latest["outcome"]) == ("nightly", "ok")
+    summary = installed(project.root, "report", "--by", "project", "--format", "json")
+    total = sum(Decimal(r["billed_cost"]) for r in json.loads(summary.stdout))
+    assert total == Decimal("73877.57311856")  # the demo's CUR month plus its off-cloud ledger
+
+
 def test_global_options_work_after_the_command(project: Project, tmp_path: Path) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

@@ -107,3 +107,19 @@ def test_a_metric_must_say_before_or_after(run) -> None:
     result = run("log", "end", "exp-cli-0706", "--metric", "target=0.5", "--log", "runs/")
     assert result.exit_code == 1  # a usage error is a user error
     assert "expected NAME.before=V or NAME.after=V" in result.stderr
+
+
+def test_global_options_follow_the_log_group_too(run, project: Project, tmp_path: Path) -> None:
+    """SPEC §7: "`--verbose` (more detail on stderr), `--debug` (tracebacks on errors) — accepted before or
+    after the command": `log --verbose start` as well as `log start --verbose`."""
+    other = tmp_path / "other.toml"
+    other.write_text('[experiments]\nuri = "elsewhere.jsonl"\n', encoding="utf-8")
+    common = ("--state", "run-state.json", "--resource-id", "i-1", "--provider", "aws")
+    started = run(
+        "log", "--verbose", "--config", str(other), "start", "exp-g-1", "--project", "p", "--method", "sft",
+        "--at", "2026-11-20T00:00:00Z", *common,
+    )  # fmt: skip
+    assert started.exit_code == 0, started.stderr
+    # --config after `log` chose the log file: the record went to other.toml's [experiments] uri.
+    record = json.loads((tmp_path / "elsewhere.jsonl").read_text(encoding="utf-8").splitlines()[-1])
+    assert (record["experiment_id"], record["started_at"]) == ("exp-g-1", "2026-11-20T00:00:00Z")

@@ -234,6 +234,58 @@ def test_report_period_keeps_one_billing_period(run, project: Project) -> None:
     assert "expected YYYY-MM, got '2026-13'" in bad.stderr
 
 
+TWO_MONTHS = """date,amount,currency,project,phase,method,experiment_id,category,vendor,description,reference
+2026-10-15,100.00,USD,proj,train,sft,exp-a,compute,V,October,r1
+2026-11-15,30.00,USD,proj,train,sft,exp-a,compute,V,November,r2
+2026-11-16,20.00,USD,proj,eval,sft,exp-a,compute,V,November eval,r3
+"""
+
+
+def test_report_period_also_filters_the_metrics_and_shape_views(run, project: Project) -> None:
+    """SPEC §7 lists `[--with-metrics] [--shape]` and `[--period YYYY-MM]` as options of one `report`
+    command, so they combine: the views sum only that billing period's allocations."""
+    (project.root / "ledger.csv").write_text(TWO_MONTHS, encoding="utf-8")
+    (project.root / "experiments.jsonl").write_text(
+        '{"experiment_id": "exp-a", "project": "proj", "method": "sft", "status": "succeeded", '
+        '"started_at": "2026-10-15T00:00:00Z", "ended_at": "2026-11-17T00:00:00Z", '
+        '"metrics": {"target": {"before": 0.40, "after": 0.50}}}\n',
+        encoding="utf-8",
+    )
+    project.write_config(
+        '[[sources]]\nname = "ledger"\nkind = "manual"\nuri = "ledger.csv"\n\n'
+        '[experiments]\nuri = "experiments.jsonl"\n'
+    )
+    assert run("nightly").exit_code == 0
+    metrics = run("report", "--by", "method", "--with-metrics", "--period", "2026-11", "--format", "json")
+    assert metrics.exit_code == 0, metrics.stderr
+    (method_row, experiment_row) = json.loads(metrics.stdout)["rows"]
+    # November only: 30.00 + 20.00 = 50.00 for a gain of (0.50 - 0.40) x 100 = 10 points; eval 20/50.
+    assert (method_row["cost"], method_row["cost_per_point"], method_row["eval_share"]) == (
+        "50.00",
+        "5.00",
+        "0.4000",
+    )
+    assert experiment_row["experiment_id"] == "exp-a" and experiment_row["cost"] == "50.00"
+    shape = run("report", "--by", "project", "--shape", "--period", "2026-11", "--format", "json")
+    assert shape.exit_code == 0, shape.stderr
+    (row,) = json.loads(shape.stdout)["rows"]
+    # Two daily buckets in November, 30.00 and 20.00: peak 30.00 on the 15th, average 25.00.
+    assert (row["buckets"], row["peak"], row["peak_at"], row["average"]) == (
+        2,
+        "30.00",
+        "2026-11-15",
+        "25.00",
+    )
+    # Without --by, --with-metrics is by method (its view has no project/phase/category rows): both
+    # months, 100.00 + 30.00 + 20.00 = 150.00 for the same 10 points.
+    every = run("report", "--with-metrics", "--format", "json")
+    assert every.exit_code == 0, every.stderr
+    assert [(r["level"], r["cost"], r["cost_per_point"]) for r in json.loads(every.stdout)["rows"]] == [
+        ("method", "150.00", "15.00"),
+        ("experiment", "150.00", "15.00"),
+    ]
+
+
 def test_report_by_help_names_a_way_to_ask_for_every_column_the_query_accepts() -> None:
     result = CliRunner().invoke(cli, ["report", "--help"], terminal_width=200)
     by_help = " ".join(result.output.split("--by TEXT", 1)[1].split("--granularity", 1)[0].split())

@@ -11,7 +11,7 @@ import click
 from trainledger import __version__
 from trainledger.cli.context import Context
 from trainledger.cli.options import global_options
-from trainledger.cli.output import echo, flush_quietly
+from trainledger.cli.output import echo, flush_quietly, reopen_closed_streams
 from trainledger.core.errors import ExitCode, TrainledgerError
 from trainledger.core.redaction import redact
 
@@ -19,6 +19,20 @@ EXIT_CODES_HELP = (
     "Exit codes: 0 ok; 1 user error (bad config or input); 2 budget threshold crossed "
     "(nightly, budgets); 3 internal error; 75 warehouse busy (another run holds it; try again later)."
 )
+
+
+# click >= 8.2 raises this for a bare `trainledger` (its message is the help text); 8.1 exits 0 with it.
+_NO_ARGS: Any = getattr(click.exceptions, "NoArgsIsHelpError", None)
+
+
+def usage_line(exc: click.ClickException) -> str:
+    """A mistyped command as one line, like every other user error, with where to look."""
+    message = " ".join(exc.format_message().split()).rstrip(".")
+    ctx = exc.ctx if isinstance(exc, click.UsageError) else None
+    if ctx is None:
+        return f"trainledger: error: {message}"
+    command = " ".join(["trainledger", *ctx.command_path.split()[1:]])  # whatever name it was run by
+    return f"trainledger: error: {message}; see `{command} --help`"
 
 
 class Boundary(click.Group):
@@ -32,7 +46,10 @@ class Boundary(click.Group):
         try:
             code = super().main(*args, standalone_mode=False, **kwargs)  # type: ignore[call-overload]
         except click.ClickException as exc:
-            exc.show()
+            if _NO_ARGS is not None and isinstance(exc, _NO_ARGS):
+                exc.show()  # bare `trainledger`: the help text
+            else:
+                echo(redact(usage_line(exc)), err=True)  # a mistyped value may hold a credential
             sys.exit(int(ExitCode.USER_ERROR))
         except click.Abort:
             echo("Aborted!", err=True)
@@ -106,14 +123,16 @@ def cli(
     ctx.obj = Context(config_path, warehouse, verbose, debug, lock_timeout)
 
 
-def _leaves(command: click.Command) -> list[click.Command]:
+def _every(command: click.Command) -> list[click.Command]:
+    """The command and, for a group (`log`), each of its subcommands."""
     if isinstance(command, click.Group):
-        return [leaf for sub in command.commands.values() for leaf in _leaves(sub)]
+        return [command, *(each for sub in command.commands.values() for each in _every(sub))]
     return [command]
 
 
 def _register() -> None:
-    """Add every command, each accepting the global options after its name too."""
+    """Add every command, each accepting the global options after its name too (`log --verbose start`
+    as well as `log start --verbose`)."""
     from trainledger.cli import batch, estimates, job_log, reports, runs, site, sql
 
     for command in (
@@ -134,14 +153,15 @@ def _register() -> None:
         sql.sql,
     ):
         cli.add_command(command)
-        for leaf in _leaves(command):
-            leaf.params.extend(global_options())
+        for each in _every(command):
+            each.params.extend(global_options())
 
 
 _register()
 
 
 def main() -> None:
+    reopen_closed_streams()  # a command started with stdout or stderr closed still does its work
     try:
         cli.main(standalone_mode=True)
     except SystemExit as done:

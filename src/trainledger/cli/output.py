@@ -37,6 +37,24 @@ def _drop(stream: IO[str]) -> None:
         os.close(null)
 
 
+def reopen_closed_streams() -> None:
+    """Point a stdout or stderr the command started without (`trainledger nightly >&-`) at /dev/null.
+
+    Python leaves ``sys.stdout`` None then, and the next file opened (the warehouse) would take the free
+    descriptor, where DuckDB's own writes to stdout would land.
+    """
+    for name, fd in (("stdout", 1), ("stderr", 2)):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_WRONLY)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(fd, "w", encoding="utf-8", closefd=False))  # noqa: SIM115
+
+
 def flush_quietly() -> None:
     """Flush both streams before exit, dropping any the reader has closed."""
     for stream in (sys.stdout, sys.stderr):

@@ -32,8 +32,8 @@ def _date(value: datetime | None) -> date | None:
 )
 @click.option(
     "--by",
-    default="project,phase,method,category",
-    show_default=True,
+    default=None,
+    show_default="project,phase,method,category; method with --with-metrics",
     help=dimension_help(),
 )
 @click.option(
@@ -55,7 +55,7 @@ def _date(value: datetime | None) -> date | None:
 @click.pass_obj
 def report(
     obj: Context,
-    by: str,
+    by: str | None,
     granularity: str | None,
     since: datetime | None,
     until: datetime | None,
@@ -70,17 +70,17 @@ def report(
     from trainledger.reports import shape as shape_module
     from trainledger.warehouse.connection import open_warehouse
 
-    columns = parse_dimensions(by)
-    if period and (with_metrics or shape):
-        raise click.UsageError("--period applies to the cost report; use --since/--until with this view")
+    columns = parse_dimensions(by or ("method" if with_metrics else "project,phase,method,category"))
+    where = {"billing_period": period} if period else None
     with open_warehouse(obj.config, write=False) as con:
         if with_metrics:
-            document = views.benefit(benefit.cost_benefit(con, _date(since), _date(until)), columns)
+            document = views.benefit(
+                benefit.cost_benefit(con, _date(since), _date(until), where=where), columns
+            )
         elif shape:
-            unit, found = shape_module.shape(con, columns, granularity, _date(since), _date(until))
+            unit, found = shape_module.shape(con, columns, granularity, _date(since), _date(until), where)
             document = views.shape(columns, unit, found, shape_module.gpu_hours(con))
         else:
-            where = {"billing_period": period} if period else None
             headers, records = realize.cost_rows(con, columns, granularity, _date(since), _date(until), where)
             document = views.costs(headers, records)
     emit(document, fmt_)

@@ -106,16 +106,20 @@ def cost_benefit(
     since: date | None = None,
     until: date | None = None,
     sums: list[dict[str, Any]] | None = None,
+    where: dict[str, str] | None = None,
 ) -> list[Benefit]:
     """Method rows, each followed by its experiments, ordered by method then experiment. ``sums``: the
     allocations' effective cost by experiment_id, method, phase and currency when the caller has them
-    already (the site's cube), instead of reading them again."""
+    already (the site's cube), instead of reading them again. ``where``: column = value filters on the
+    allocations (``report --period``)."""
     logged = {
         exp_id: (method, status, json.loads(metrics or "{}"))
         for exp_id, method, status, metrics in run(con, "report/benefit_experiments").fetchall()
     }
     if sums is None:
-        headers, found = realize.cost_rows(con, ["experiment_id", "method", "phase"], None, since, until)
+        headers, found = realize.cost_rows(
+            con, ["experiment_id", "method", "phase"], None, since, until, where
+        )
         sums = [dict(zip(headers, values, strict=True)) for values in found]
     costs: dict[tuple[str, str], Decimal] = {}
     evals: dict[tuple[str, str], Decimal] = {}

@@ -62,11 +62,12 @@ def shape(
     requested: str | None = None,
     since: date | None = None,
     until: date | None = None,
+    where: dict[str, str] | None = None,
 ) -> tuple[str, list[ShapeRow]]:
     unit = granularity(con, requested)
     seconds = BUCKET_SECONDS[unit]
-    bucket_headers, bucketed = realize.cost_rows(con, columns, unit, since, until, max_seconds=seconds)
-    headers, everything = realize.cost_rows(con, columns, None, since, until)
+    bucket_headers, bucketed = realize.cost_rows(con, columns, unit, since, until, where, max_seconds=seconds)
+    headers, everything = realize.cost_rows(con, columns, None, since, until, where)
     keys = [*columns, "currency"]
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}  # in the order of their first bucket
     for values in bucketed:
