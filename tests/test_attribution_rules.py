@@ -225,7 +225,10 @@ def test_idle_belongs_to_the_project_named_by_the_resources_other_charges() -> N
     [
         ({"user_project": "qwen-coder"}, ("inventory", "qwen-coder", "train", None, D("10"))),
         # the charge's own part wins over the inventory's
-        ({"user_project": "qwen-coder", "user_phase": "eval"}, ("inventory", "qwen-coder", "eval", None, D("10"))),
+        (
+            {"user_project": "qwen-coder", "user_phase": "eval"},
+            ("inventory", "qwen-coder", "eval", None, D("10")),
+        ),
         # another project on the charge: its own tag stands, the inventory is not mixed in
         ({"user_project": "math-reasoner"}, ("tag", "math-reasoner", None, None, D("10"))),
     ],
