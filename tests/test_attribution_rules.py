@@ -220,6 +220,32 @@ def test_idle_belongs_to_the_project_named_by_the_resources_other_charges() -> N
     assert split(con, "c")[1] == ("idle", "distill-small", "idle", None, D("5"))
 
 
+@pytest.mark.parametrize(
+    ("charge_tags", "expected"),
+    [
+        ({"user_project": "qwen-coder"}, ("inventory", "qwen-coder", "train", None, D("10"))),
+        # the charge's own part wins over the inventory's
+        (
+            {"user_project": "qwen-coder", "user_phase": "eval"},
+            ("inventory", "qwen-coder", "eval", None, D("10")),
+        ),
+        # another project on the charge: its own tag stands, the inventory is not mixed in
+        ({"user_project": "math-reasoner"}, ("tag", "math-reasoner", None, None, D("10"))),
+    ],
+)
+def test_inventory_completes_a_key_the_charge_gives_only_part_of(charge_tags, expected) -> None:
+    """SPEC §4: "2. The charge's own tags give (project, phase, method). 3. The resource's tags from the
+    inventory (EC2/GCE live tags) give them — this covers tags added after launch or not activated as cost
+    allocation tags." A charge tagged with the project alone (phase and method not activated) does not give
+    the key: the live tags of its instance do."""
+    con = warehouse()
+    add_resource(con, "i-1", tags={"project": "qwen-coder", "phase": "train", "method": "sft"})
+    attribute([hourly("c", "10.00", tags=charge_tags)], con=con)
+    assert split(con, "c") == [expected]
+    method = con.execute("SELECT method FROM allocations").fetchone()
+    assert method == (("sft",) if expected[0] == "inventory" else (None,))
+
+
 def test_log_names_a_gcp_instance_by_an_alias() -> None:
     con = warehouse()
     global_name = "//compute.googleapis.com/projects/ml/zones/us-central1-a/instances/5312004879331234"

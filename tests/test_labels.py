@@ -62,6 +62,8 @@ def test_tag_keys_fold_to_one_canonical_key(key: str, canonical: str) -> None:
             "ok",
         ),
         ({"cost-label": "Distill-Small-Train-OPD"}, "distill-small", "train", "opd", "ok"),
+        # "Values are trimmed and lowercased": each part of a composite, not only its ends
+        ({"cost-label": " Qwen-Coder - Train - SFT "}, "qwen-coder", "train", "sft", "ok"),
         # unknown phase: project and method still attributed
         ({"cost-label": "qwen-coder-finetune-sft"}, "qwen-coder", None, "sft", "unknown-label"),
         (

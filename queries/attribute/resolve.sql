@@ -54,13 +54,13 @@ SELECT
         WHEN 'manual' THEN coalesce(j.t_project, e1.project)
         WHEN 'inventory' THEN coalesce(j.i_project, e2.project)
     END AS project,
-    CASE j.rule WHEN 'tag' THEN j.t_phase WHEN 'manual' THEN j.t_phase WHEN 'inventory' THEN j.i_phase
+    CASE j.rule WHEN 'tag' THEN j.t_phase WHEN 'manual' THEN j.t_phase WHEN 'inventory' THEN coalesce(j.t_phase, j.i_phase)
                 WHEN 'idle' THEN 'idle' END AS phase,
     CASE j.rule
         WHEN 'idle' THEN CASE WHEN j.t_project IS NOT NULL THEN j.t_method ELSE j.i_method END
         WHEN 'tag' THEN coalesce(j.t_method, e1.method)
         WHEN 'manual' THEN coalesce(j.t_method, e1.method)
-        WHEN 'inventory' THEN coalesce(j.i_method, e2.method)
+        WHEN 'inventory' THEN coalesce(j.t_method, j.i_method, e2.method)
     END AS method,
     CASE
         WHEN j.rule = 'idle' THEN NULL
@@ -79,7 +79,14 @@ FROM (
             WHEN provider = 'manual' THEN 'manual'
             WHEN charge_category = 'Tax' THEN 'shared'
             WHEN resource_type = 'k8s-node' AND coalesce(t_project, i_project) IS NOT NULL THEN 'idle'
-            WHEN t_experiment IS NOT NULL OR t_project IS NOT NULL THEN 'tag'
+            WHEN t_experiment IS NOT NULL THEN 'tag'
+            -- Rule 2 needs the whole key: a charge whose tags give only part of it (say phase and method
+            -- not activated as cost allocation tags) takes the key from the inventory when that gives it
+            -- whole for the same project (rule 3); the charge's own parts still win.
+            WHEN t_project IS NOT NULL AND (t_phase IS NULL OR t_method IS NULL)
+             AND (i_project = t_project AND i_phase IS NOT NULL AND i_method IS NOT NULL
+                  OR i_experiment IS NOT NULL AND coalesce(i_project, t_project) = t_project) THEN 'inventory'
+            WHEN t_project IS NOT NULL THEN 'tag'
             WHEN i_experiment IS NOT NULL OR i_project IS NOT NULL THEN 'inventory'
             WHEN charge_category <> 'Usage' OR lower(coalesce(service_name, '')) LIKE '%support%' THEN 'shared'
             ELSE 'unattributed'

@@ -80,7 +80,7 @@ class LabelScheme:
     def parse_composite(self, raw: str) -> tuple[str | None, str | None, str | None, list[str]]:
         """Parse `<project>-<phase>-<method>` from the right; the project may contain hyphens."""
         text = canonical_value(raw)
-        parts = text.split("-")
+        parts = [part.strip() for part in text.split("-")]
         if len(parts) < 3 or not all(parts):
             return None, None, None, [f"cost label {raw!r} is not <project>-<phase>-<method>"]
         project, phase_raw, method_raw = "-".join(parts[:-2]), parts[-2], parts[-1]
