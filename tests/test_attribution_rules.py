@@ -299,7 +299,8 @@ def test_proportional_spreads_shared_cost_over_attributed_cost() -> None:
     assert [reason for name, _, reason in reasons if name == "tax"] == ["tax"] * 2
 
 
-def test_proportional_spread_includes_idle_and_skips_non_positive_receivers() -> None:
+def test_proportional_spread_is_over_attributed_cost_only_and_skips_non_positive_receivers() -> None:
+    """SPEC §4: "spreads them over attributed cost in proportion" (attributed, not idle)."""
     con = attribute(
         [
             *SHARED,
@@ -315,11 +316,10 @@ def test_proportional_spread_includes_idle_and_skips_non_positive_receivers() ->
         [Experiment("e1", "distill-small", "opd", windows=[Window("i-5", at(5), at(6))])],
         shared="proportional",
     )
-    # math-reasoner nets 10.00 - 40.00 < 0: no share; qwen-coder 30.00 and distill-small idle 20.00 share 3:2.
-    assert split(con, "tax") == [
-        ("shared", "distill-small", "idle", None, D("4")),
-        ("shared", "qwen-coder", "train", None, D("6")),
-    ]
+    # math-reasoner nets 10.00 - 40.00 < 0: no share; distill-small's 20.00 is idle, not attributed:
+    # qwen-coder's 30.00 is the only receiver.
+    assert split(con, "idle") == [("idle", "distill-small", "idle", None, D("20"))]
+    assert split(con, "tax") == [("shared", "qwen-coder", "train", None, D("10"))]
 
 
 def test_proportional_without_attributed_cost_keeps_a_shared_row() -> None:

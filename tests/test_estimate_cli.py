@@ -243,3 +243,36 @@ def test_estimate_help_lists_every_param_with_unit_and_default(run) -> None:
         line = next((x for x in lines if x.strip().startswith(p.name + " ")), None)
         assert line is not None, p.name
         assert line.endswith(f"[{p.unit}; default: {p.default}]"), line
+
+
+def test_a_logged_dpo_experiment_ingests_and_is_estimated(run, project: Project, demo_files: Path) -> None:
+    """SPEC §6: "Methods: `sft`, `rl`, `opd`, `dpo`": a log naming dpo is read with the default labels."""
+    log = project.root / "experiments.jsonl"
+    record = {
+        "experiment_id": "exp-dpo-0501",
+        "project": "qwen-coder",
+        "method": "dpo",
+        "status": "succeeded",
+        "started_at": "2026-11-20T08:00:00Z",
+        "ended_at": "2026-11-20T10:00:00Z",
+        "params": {
+            "model_params_b": 1,
+            "train_samples": 100,
+            "avg_tokens_per_sample": 500,
+            "gpu_type": "H100",
+        },
+    }
+    log.write_text(
+        (demo_files / "experiments.jsonl").read_text(encoding="utf-8") + json.dumps(record) + "\n",
+        encoding="utf-8",
+    )
+    text = project.config.read_text(encoding="utf-8")
+    project.write_config(text.replace(f'uri = "{demo_files / "experiments.jsonl"}"', f'uri = "{log}"'))
+    assert run("ingest").exit_code == 0
+    result = run("estimate", "exp-dpo-0501", "--no-calibration", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    est = json.loads(result.stdout)
+    # 100 pairs x 2 sequences x 500 tokens = 1e5 tokens: policy 6 x 1e9 x 1e5 = 6e14 FLOPs, reference
+    # (the starting policy) 2 x 1e9 x 1e5 = 2e14.
+    train = [p for p in est["phases"] if p["phase"] == "train"]
+    assert train and train[0]["flops"] == 6 * 10**14 + 2 * 10**14

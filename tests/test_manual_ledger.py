@@ -15,7 +15,8 @@ LEDGER = ROOT / "fixtures" / "offcloud-ledger.csv"
 LEDGER_TOTAL = Decimal("4850.00") + Decimal("1260.00") + Decimal("318.42") + Decimal("96.10")
 
 
-def test_ledger_rows_are_allocated_by_rule_manual(run, project: Project) -> None:
+def test_ledger_rows_are_allocated_by_their_own_labels(run, project: Project) -> None:
+    """SPEC §4: every allocation records one of six rules; a ledger row's labels are its tags."""
     assert run("nightly").exit_code in (0, 2)  # 2: the demo budget is crossed
     con = duckdb.connect(str(project.warehouse), read_only=True)
     rows = con.execute(
@@ -23,10 +24,10 @@ def test_ledger_rows_are_allocated_by_rule_manual(run, project: Project) -> None
         "WHERE source = 'offcloud' ORDER BY billed_cost DESC"
     ).fetchall()
     assert rows == [
-        ("qwen-coder", "data", "sft", "exp-sft-0412", "data", "manual", Decimal("4850.00")),
-        ("qwen-coder", "eval", "sft", "exp-sft-0412", "ops", "manual", Decimal("1260.00")),
-        ("qwen-coder", "eval", "sft", "exp-sft-0412", "compute", "manual", Decimal("318.42")),
-        ("distill-small", "eval", "opd", "exp-opd-0425", "compute", "manual", Decimal("96.10")),
+        ("qwen-coder", "data", "sft", "exp-sft-0412", "data", "tag", Decimal("4850.00")),
+        ("qwen-coder", "eval", "sft", "exp-sft-0412", "ops", "tag", Decimal("1260.00")),
+        ("qwen-coder", "eval", "sft", "exp-sft-0412", "compute", "tag", Decimal("318.42")),
+        ("distill-small", "eval", "opd", "exp-opd-0425", "compute", "tag", Decimal("96.10")),
     ]
 
 

@@ -96,8 +96,8 @@ BY_KEY = (
     "GROUP BY ALL HAVING sum(billed_cost) <> 0 ORDER BY 1, 2, 3"
 )
 EXPECTED = [
-    ("-", "-", "math-reasoner", "reservation", "unused-commitment", D("110.08"), D("110.08")),
-    ("-", "-", "qwen-coder", "reservation", "unused-commitment", D("409.032"), D("409.032")),
+    ("-", "idle", "math-reasoner", "idle", "unused-commitment", D("110.08"), D("110.08")),
+    ("-", "idle", "qwen-coder", "idle", "unused-commitment", D("409.032"), D("409.032")),
     ("exp-cb-rl", "eval", "math-reasoner", "time-window", "-", D("62.928"), D("62.928")),
     ("exp-cb-rl", "rollout", "math-reasoner", "time-window", "-", D("94.392"), D("94.392")),
     ("exp-cb-sft", "train", "qwen-coder", "time-window", "-", D("188.784"), D("188.784")),
@@ -313,7 +313,7 @@ def test_gpu_less_windows_and_oversubscribed_stretches() -> None:
     assert bills.split(con, "fee") == [
         ("time-window", "p", "train", "x", D("80")),
         ("time-window", "q", "train", "y", D("60")),
-        ("reservation", "owner", None, None, D("40")),
+        ("idle", "owner", "idle", None, D("40")),
     ]
     # where rules 1-3 left the fee (its tag), kept as share 0 for audit
     assert con.execute("SELECT project, rule FROM allocation_rows WHERE share_no = 0").fetchall() == [

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from bills import Charge, add_resource, attribute, by_name, warehouse
 from test_attribution_properties import charges, experiments
 
-RECEIVING = {"tag", "inventory", "time-window", "idle"}
+RECEIVING = {"tag", "inventory", "time-window"}  # attributed cost (SPEC §4), not idle
 UNIT = Decimal("1e-12")
 # Columns of the `allocations` view.
 SHARE, PERIOD, ACCOUNT, PROJECT, PHASE, METHOD, EXPERIMENT, RULE, CURRENCY = 1, 4, 5, 9, 10, 11, 12, 17, 19

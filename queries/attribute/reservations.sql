@@ -5,8 +5,8 @@
 -- Block's upfront fee and its refund) is spread over the window [start, end) by GPU-time: each window of
 -- the experiment log on one of the reservation's instances takes its GPUs x milliseconds of overlap with
 -- the reservation window, carrying that overlap as its period (rule `time-window`, as rule 4 places runs);
--- the reserved GPUs no run used are the reservation project's unused commitment (rule `reservation`,
--- reason `unused-commitment`, no phase): the window is cut at every run boundary, and each piece weighs
+-- the reserved GPUs no run used are the reservation project's unused commitment (rule `idle`, phase
+-- `idle`, reason `unused-commitment`: capacity of the project's that no run used): the window is cut at every run boundary, and each piece weighs
 -- its spare GPUs x milliseconds and carries its own period. Where runs logged more GPUs than were
 -- reserved they share that piece among themselves, nothing unused. A log window without GPUs counts as
 -- its instance's part of the reservation (reserved GPUs / instances listed, at least 1).
@@ -89,10 +89,10 @@ placed AS (
     FROM used
     UNION ALL
     SELECT
-        s.charge_id, s.seg_start, s.seg_end, c.owner, NULL, NULL, NULL, 'reservation', 'unused-commitment', s.weight
+        s.charge_id, s.seg_start, s.seg_end, c.owner, 'idle', NULL, NULL, 'idle', 'unused-commitment', s.weight
     FROM spare s JOIN categorised c USING (charge_id)
     UNION ALL
-    SELECT charge_id, NULL, NULL, owner, NULL, NULL, NULL, 'reservation', 'unused-commitment', 1
+    SELECT charge_id, NULL, NULL, owner, 'idle', NULL, NULL, 'idle', 'unused-commitment', 1
     FROM categorised WHERE NOT prepaid
 )
 SELECT

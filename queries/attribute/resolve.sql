@@ -46,25 +46,22 @@ SELECT
     j.list_cost,
     coalesce(j.cost_category, 'other') AS cost_category,
     j.rule,
-    CASE j.rule WHEN 'tag' THEN j.t_experiment WHEN 'manual' THEN j.t_experiment WHEN 'inventory' THEN j.i_experiment
-    END AS experiment_id,
+    CASE j.rule WHEN 'tag' THEN j.t_experiment WHEN 'inventory' THEN j.i_experiment END AS experiment_id,
     CASE j.rule
         WHEN 'idle' THEN coalesce(j.t_project, j.i_project)
         WHEN 'tag' THEN coalesce(j.t_project, e1.project)
-        WHEN 'manual' THEN coalesce(j.t_project, e1.project)
         WHEN 'inventory' THEN coalesce(j.i_project, e2.project)
     END AS project,
-    CASE j.rule WHEN 'tag' THEN j.t_phase WHEN 'manual' THEN j.t_phase WHEN 'inventory' THEN coalesce(j.t_phase, j.i_phase)
+    CASE j.rule WHEN 'tag' THEN j.t_phase WHEN 'inventory' THEN coalesce(j.t_phase, j.i_phase)
                 WHEN 'idle' THEN 'idle' END AS phase,
     CASE j.rule
         WHEN 'idle' THEN CASE WHEN j.t_project IS NOT NULL THEN j.t_method ELSE j.i_method END
         WHEN 'tag' THEN coalesce(j.t_method, e1.method)
-        WHEN 'manual' THEN coalesce(j.t_method, e1.method)
         WHEN 'inventory' THEN coalesce(j.t_method, j.i_method, e2.method)
     END AS method,
     CASE
         WHEN j.rule = 'idle' THEN NULL
-        WHEN j.rule IN ('tag', 'manual') THEN j.t_problem
+        WHEN j.rule = 'tag' THEN j.t_problem
         WHEN j.rule = 'inventory' THEN j.i_problem
         WHEN j.rule = 'shared' THEN lower(j.charge_category)
         WHEN coalesce(j.t_status, 'untagged') = 'untagged' AND coalesce(j.i_status, 'untagged') = 'untagged'
@@ -76,7 +73,7 @@ FROM (
         *,
         -- Tax is shared even when its row carries labels (GCP writes tax per labelled project): SPEC §4.
         CASE
-            WHEN provider = 'manual' THEN 'manual'
+            WHEN provider = 'manual' THEN 'tag'  -- an off-cloud ledger row states its labels: its tags
             WHEN charge_category = 'Tax' THEN 'shared'
             WHEN resource_type = 'k8s-node' AND coalesce(t_project, i_project) IS NOT NULL THEN 'idle'
             WHEN t_experiment IS NOT NULL THEN 'tag'

@@ -29,7 +29,7 @@ flops AS (
 realized AS (
     SELECT experiment_id, coalesce(phase, 'unknown') AS phase, currency, sum(effective_cost) AS cost
     FROM allocations
-    WHERE cost_category = 'compute' AND rule <> 'manual' AND experiment_id IS NOT NULL
+    WHERE cost_category = 'compute' AND provider <> 'manual' AND experiment_id IS NOT NULL
     GROUP BY ALL
 ),
 complete AS (

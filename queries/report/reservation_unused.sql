@@ -1,4 +1,4 @@
--- Reserved GPU capacity nobody used (rule `reservation`, placed by attribute/reservations.sql), per
+-- Reserved GPU capacity nobody used (reason `unused-commitment`, placed by attribute/reservations.sql), per
 -- reservation and stretch of its window, as each allocation dates it: what a post-mortem of a run on the
 -- reservation reads for its unused commitment during the run and over the window (reports/reconcile.py).
 -- A charge is on a reservation when its resource id is the id or an ARN ending in `/<id>`, as in
@@ -10,7 +10,7 @@ WITH reservations AS (
 unused AS (
     SELECT charge_id, currency, charge_period_start, charge_period_end, effective_cost
     FROM allocations
-    WHERE rule = 'reservation'
+    WHERE reason = 'unused-commitment'
 )
 SELECT r.id, u.currency, u.charge_period_start, u.charge_period_end, sum(u.effective_cost) AS cost
 FROM unused u

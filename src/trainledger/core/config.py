@@ -111,7 +111,9 @@ class LabelsConfig(Strict):
     # Keys whose value is the project only when no other key names one, e.g. GKE's `k8s-namespace`.
     project_fallback: KeyList = Field(default_factory=list)
     phases: list[str] = Field(default_factory=lambda: list(PHASES))
-    methods: list[str] = Field(default_factory=lambda: ["sft", "rl", "opd"])
+    # SPEC §3 names sft, rl and opd; dpo too, since the estimator prices it (SPEC §6) and a log naming it
+    # would otherwise be refused whole.
+    methods: list[str] = Field(default_factory=lambda: ["sft", "rl", "opd", "dpo"])
     aliases: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_ALIASES))
 
 

@@ -91,7 +91,7 @@ composite = "cost-label"        # cost-label = <project>-<phase>-<method>
 # project_fallback = "k8s-namespace"  # GKE: the namespace names the project when no label does
 # project_fallback = "aws:eks:namespace"  # EKS: the same, from split cost allocation's namespace tag
 phases = ["data", "train", "rollout", "eval"]
-methods = ["sft", "rl", "opd"]
+methods = ["sft", "rl", "opd", "dpo"]
 
 [labels.aliases]
 training = "train"

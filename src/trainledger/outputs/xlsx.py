@@ -29,8 +29,9 @@ NOTES = {
     "experiment_id": "The experiment (run) the cost belongs to, from tags or the experiment log.",
     "cost_category": "compute, storage, network, data, ops or other, from the service and usage type.",
     "service_name": "The provider's service name as billed.",
-    "rule": "How the cost was placed: tag, inventory, time-window, manual; idle (a project's machine with "
-    "no run), reservation (reserved GPU capacity nobody used: its owner's unused commitment), shared (tax, "
+    "rule": "How the cost was placed: tag (an off-cloud ledger row's labels too), inventory, time-window; "
+    "idle (a project's machine or reserved GPU capacity with no run: reason unused-commitment for the "
+    "latter), shared (tax, "
     "support, discounts, commitment fees), unattributed (the reason is in the FOCUS "
     "export's x_AllocationReason and in `trainledger labels`).",
     "currency": "Billing currency (ISO 4217); amounts in different currencies are never added.",

@@ -71,7 +71,7 @@ def _places(value: Decimal | None) -> Decimal | None:
 
 # The one place where Python composes SQL (`report --by`, `export --by`): column names from the allow-list
 # below and fixed fragments only; every value goes in as a parameter.
-COLUMNS = {*DIMENSIONS.values(), "currency"}
+COLUMNS = {*DIMENSIONS.values(), "currency", "reason"}  # reason: an input of waste and commitment
 BOUNDS = {
     "since": "charge_period_start >= $since",
     "until": "charge_period_start < $until",
@@ -124,8 +124,8 @@ Set = tuple[str, ...]
 # The allocation columns a derived dimension is computed from: ``cost_sets`` sums the allocations alike in
 # these first (a time bucket is a day or longer, so the day of charge_period_start is all it reads).
 INPUTS = {
-    "waste": ("rule", "phase", "experiment_id", "charge_category"),
-    "commitment": ("rule", "pricing_category", "charge_category", "provider"),
+    "waste": ("rule", "reason", "phase", "experiment_id", "charge_category"),
+    "commitment": ("rule", "reason", "pricing_category", "charge_category", "provider"),
     **{bucket: ("charge_period_start",) for bucket in BUCKETS},
 }
 

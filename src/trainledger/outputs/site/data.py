@@ -39,7 +39,7 @@ SETS: list[realize.Set] = [
     ("waste", "project", "experiment_id"),
     ("experiment_id",),
     ("experiment_id", "method", "phase"),
-    ("experiment_id", "phase", "cost_category", "rule"),
+    ("experiment_id", "phase", "cost_category", "provider"),
 ]
 # Allocation rules -> the four ways a cost is held: charged to work, idle capacity, shared, or nobody's.
 HELD = {"idle": "idle", "shared": "shared", "unattributed": "unattributed"}
@@ -167,18 +167,18 @@ def experiments(
 def realized(cube: Cube) -> list[tuple[Any, ...]]:
     """``report/reconcile_realized``'s rows (experiment, phase, category, currency, realized, cloud
     compute) from the cube, for every experiment: the same exact sums, without another scan of the
-    allocations. No phase reads 'unknown'; cloud compute is compute not from an off-cloud ledger (rule
-    manual), None where there is none."""
+    allocations. No phase reads 'unknown'; cloud compute is compute not from an off-cloud ledger
+    (provider manual), None where there is none."""
     totals: dict[tuple[Any, ...], Decimal] = {}
     clouds: dict[tuple[Any, ...], Decimal] = {}
-    for r in cube.rollup(["experiment_id", "phase", "cost_category", "rule"]):
+    for r in cube.rollup(["experiment_id", "phase", "cost_category", "provider"]):
         if r["experiment_id"] is None:
             continue
         phase = "unknown" if r["phase"] is None else r["phase"]
         key = (r["experiment_id"], phase, r["cost_category"], r["currency"])
         cost = r["effective_cost"]
         totals[key] = totals[key] + cost if key in totals else cost
-        if r["cost_category"] == "compute" and r["rule"] != "manual":
+        if r["cost_category"] == "compute" and r["provider"] != "manual":
             clouds[key] = clouds[key] + cost if key in clouds else cost
     return [(*key, total, clouds.get(key)) for key, total in totals.items()]
 
