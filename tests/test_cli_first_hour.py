@@ -60,6 +60,19 @@ def test_no_config_is_an_error_naming_the_file_and_init(tmp_path: Path, args: tu
     assert list(tmp_path.iterdir()) == []  # no .trainledger/ made in the wrong folder
 
 
+def test_an_estimate_from_a_params_file_needs_no_config(tmp_path: Path) -> None:
+    """Planning before any set-up: `estimate --params` prices a plan with the default assumptions."""
+    plan = {"method": "sft", "params": {"model_params_b": 1, "gpu_type": "H100", "gpus": 8}}
+    plan["params"] |= {"train_samples": 1000, "avg_tokens_per_sample": 1800}
+    (tmp_path / "plan.json").write_text(json.dumps(plan), encoding="utf-8")
+    result = installed(tmp_path, "estimate", "--params", "plan.json", "--format", "json")
+    assert result.returncode == 0, result.stderr
+    # 6 x 1e9 x 1.8e6 tokens = 1.08e16 FLOPs of training.
+    train = [p for p in json.loads(result.stdout)["phases"] if p["phase"] == "train"]
+    assert train[0]["flops"] == 108 * 10**14
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.json"]  # nothing made beside it
+
+
 def test_report_on_a_missing_warehouse_says_so(project: Project) -> None:
     result = installed(project.root, "report")
     assert result.returncode == 1

@@ -63,7 +63,6 @@ def estimate(
 
     if (experiment_id is None) == (params_file is None):
         raise click.UsageError("give either EXPERIMENT_ID or --params FILE")
-    config = obj.config
     options = {"strict": strict, "calibrate": not no_calibration}
     if experiment_id is not None:
         config = obj.config
