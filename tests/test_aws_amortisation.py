@@ -133,3 +133,56 @@ def test_each_line_item_type_is_amortised_and_categorised(run, project: Project,
     assert got == expected
     assert sum(r[2] for r in got) == Decimal("19035.13")
     assert sum(r[3] for r in got) == Decimal("-0.3476")
+
+
+def test_enterprise_discounts_are_shared_even_on_tagged_line_items(
+    run, project: Project, tmp_path: Path
+) -> None:
+    """SPEC §4: "Shared charges (tax, support, untied credits, enterprise discounts) are kept as their own
+    `shared` bucket". CUR writes an EDP discount per discounted line item, with that item's tags."""
+    tags = json.dumps({"user_cost_label": "qwen-coder-train-sft"})
+    rows = [("Usage", "100"), ("EdpDiscount", "-6"), ("PrivateRateDiscount", "-2"), ("Credit", "-1")]
+    root = tmp_path / "x"
+    data = root / "data/BILLING_PERIOD=2026-11"
+    data.mkdir(parents=True)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(
+        [
+            "identity_line_item_id",
+            "identity_time_interval",
+            "bill_billing_period_start_date",
+            "bill_billing_period_end_date",
+            "line_item_line_item_type",
+            "line_item_unblended_cost",
+            "line_item_currency_code",
+            "line_item_usage_start_date",
+            "line_item_usage_end_date",
+            "line_item_resource_id",
+            "resource_tags",
+        ]
+    )
+    for n, (kind, cost) in enumerate(rows):
+        hour = ["2026-11-05T10:00:00Z", "2026-11-05T11:00:00Z"]
+        period = ["2026-11-01T00:00:00Z", "2026-12-01T00:00:00Z"]
+        writer.writerow([f"line-{n}", "/".join(hour), *period, kind, cost, "USD", *hour, "i-0abc", tags])
+    (data / "x-00001.csv.gz").write_bytes(gzip.compress(out.getvalue().encode()))
+    (root / "metadata/BILLING_PERIOD=2026-11").mkdir(parents=True)
+    manifest = {"executionId": "e", "dataFiles": ["s3://b/x/data/BILLING_PERIOD=2026-11/x-00001.csv.gz"]}
+    (root / "metadata/BILLING_PERIOD=2026-11/x-Manifest.json").write_text(json.dumps(manifest))
+    project.write_config(f'[[sources]]\nname = "cur"\nkind = "aws-cur2"\nuri = "{root}"\n')
+    assert run("ingest").exit_code == 0
+    assert run("attribute").exit_code == 0
+    con = duckdb.connect(str(project.warehouse), read_only=True)
+    got = con.execute(
+        "SELECT c.line_item_type, a.rule, a.project, a.billed_cost FROM allocations a "
+        "JOIN charges c USING (charge_id) ORDER BY c.source_row"
+    ).fetchall()
+    con.close()
+    # The tagged credit is tied to its project; the two enterprise discounts are not.
+    assert got == [
+        ("Usage", "tag", "qwen-coder", Decimal("100")),
+        ("EdpDiscount", "shared", None, Decimal("-6")),
+        ("PrivateRateDiscount", "shared", None, Decimal("-2")),
+        ("Credit", "tag", "qwen-coder", Decimal("-1")),
+    ]

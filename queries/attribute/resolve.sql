@@ -21,7 +21,7 @@ joined AS (
         c.charge_id, c.source, c.provider, c.billing_period, c.billing_period_start, c.billing_period_end,
         c.billing_account_id, c.sub_account_id, c.resource_id, c.charge_period_start, c.charge_period_end,
         c.charge_category, c.pricing_category, c.service_name, c.billing_currency, c.billed_cost,
-        c.effective_cost, c.list_cost, c.resource_type,
+        c.effective_cost, c.list_cost, c.resource_type, c.line_item_type,
         ls.project AS t_project, ls.phase AS t_phase, ls.method AS t_method, ls.experiment_id AS t_experiment,
         ls.status AS t_status, ls.problem AS t_problem,
         il.project AS i_project, il.phase AS i_phase, il.method AS i_method, il.experiment_id AS i_experiment,
@@ -71,10 +71,13 @@ SELECT
 FROM (
     SELECT
         *,
-        -- Tax is shared even when its row carries labels (GCP writes tax per labelled project): SPEC §4.
+        -- Tax and enterprise discounts are shared even when their rows carry labels (GCP writes tax per
+        -- labelled project, CUR an EDP or private-rate discount per discounted line item): SPEC §4.
         CASE
             WHEN provider = 'manual' THEN 'tag'  -- an off-cloud ledger row states its labels: its tags
             WHEN charge_category = 'Tax' THEN 'shared'
+            WHEN provider = 'aws'
+             AND line_item_type IN ('EdpDiscount', 'PrivateRateDiscount', 'DistributorDiscount') THEN 'shared'
             WHEN resource_type = 'k8s-node' AND coalesce(t_project, i_project) IS NOT NULL THEN 'idle'
             WHEN t_experiment IS NOT NULL THEN 'tag'
             -- Rule 2 needs the whole key: a charge whose tags give only part of it (say phase and method
