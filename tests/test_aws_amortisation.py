@@ -74,10 +74,11 @@ ROWS = [
 ]
 
 
-def write_export(root: Path) -> None:
+def write_export(root: Path, rows: list[tuple[str, str, dict[str, str]]]) -> None:
+    """A CUR 2.0 export of one csv.gz: each row an hour of line item type, unblended cost and other columns."""
     data = root / "data/BILLING_PERIOD=2026-11"
     data.mkdir(parents=True)
-    extra_columns = sorted({key for _, _, extra, _, _ in ROWS for key in extra})
+    extra_columns = sorted({key for _, _, extra in rows for key in extra})
     header = [
         "identity_line_item_id",
         "identity_time_interval",
@@ -93,7 +94,7 @@ def write_export(root: Path) -> None:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header)
-    for n, (kind, cost, extra, _, _) in enumerate(ROWS):
+    for n, (kind, cost, extra) in enumerate(rows):
         fixed = [f"line-{n}", "2026-11-05T10:00:00Z/2026-11-05T11:00:00Z", "2026-11-01T00:00:00Z"]
         fixed += ["2026-12-01T00:00:00Z", kind, cost, "USD", "2026-11-05T10:00:00Z", "2026-11-05T11:00:00Z"]
         writer.writerow(fixed + [extra.get(c, "") for c in extra_columns])
@@ -105,7 +106,7 @@ def write_export(root: Path) -> None:
 
 
 def test_each_line_item_type_is_amortised_and_categorised(run, project: Project, tmp_path: Path) -> None:
-    write_export(tmp_path / "x")
+    write_export(tmp_path / "x", [(kind, cost, extra) for kind, cost, extra, _, _ in ROWS])
     project.write_config(f'[[sources]]\nname = "cur"\nkind = "aws-cur2"\nuri = "{tmp_path / "x"}"\n')
     result = run("ingest")
     assert result.exit_code == 0, result.stderr
@@ -141,35 +142,10 @@ def test_enterprise_discounts_are_shared_even_on_tagged_line_items(
     """SPEC §4: "Shared charges (tax, support, untied credits, enterprise discounts) are kept as their own
     `shared` bucket". CUR writes an EDP discount per discounted line item, with that item's tags."""
     tags = json.dumps({"user_cost_label": "qwen-coder-train-sft"})
+    on_item = {"line_item_resource_id": "i-0abc", "resource_tags": tags}
     rows = [("Usage", "100"), ("EdpDiscount", "-6"), ("PrivateRateDiscount", "-2"), ("Credit", "-1")]
     root = tmp_path / "x"
-    data = root / "data/BILLING_PERIOD=2026-11"
-    data.mkdir(parents=True)
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(
-        [
-            "identity_line_item_id",
-            "identity_time_interval",
-            "bill_billing_period_start_date",
-            "bill_billing_period_end_date",
-            "line_item_line_item_type",
-            "line_item_unblended_cost",
-            "line_item_currency_code",
-            "line_item_usage_start_date",
-            "line_item_usage_end_date",
-            "line_item_resource_id",
-            "resource_tags",
-        ]
-    )
-    for n, (kind, cost) in enumerate(rows):
-        hour = ["2026-11-05T10:00:00Z", "2026-11-05T11:00:00Z"]
-        period = ["2026-11-01T00:00:00Z", "2026-12-01T00:00:00Z"]
-        writer.writerow([f"line-{n}", "/".join(hour), *period, kind, cost, "USD", *hour, "i-0abc", tags])
-    (data / "x-00001.csv.gz").write_bytes(gzip.compress(out.getvalue().encode()))
-    (root / "metadata/BILLING_PERIOD=2026-11").mkdir(parents=True)
-    manifest = {"executionId": "e", "dataFiles": ["s3://b/x/data/BILLING_PERIOD=2026-11/x-00001.csv.gz"]}
-    (root / "metadata/BILLING_PERIOD=2026-11/x-Manifest.json").write_text(json.dumps(manifest))
+    write_export(root, [(kind, cost, on_item) for kind, cost in rows])
     project.write_config(f'[[sources]]\nname = "cur"\nkind = "aws-cur2"\nuri = "{root}"\n')
     assert run("ingest").exit_code == 0
     assert run("attribute").exit_code == 0
