@@ -295,7 +295,7 @@ def test_credits_stay_visible_per_type_and_net_into_billed_and_effective_cost(
     ) == [("Committed", "8123456789012345001"), ("Committed", None)]
 
 
-def test_resource_labels_override_project_labels_and_system_labels_are_kept(loaded: Config) -> None:
+def test_project_labels_are_kept_apart_from_the_resources_and_system_labels_are_kept(loaded: Config) -> None:
     tags, resource_id, resource_type, period_start, period_end = query(
         loaded,
         "SELECT tags, resource_id, resource_type, billing_period_start, billing_period_end FROM charges "
@@ -306,9 +306,11 @@ def test_resource_labels_override_project_labels_and_system_labels_are_kept(load
         "compute.googleapis.com/machine_spec": "a3-highgpu-8g",
         "compute.googleapis.com/memory": "1916928",
         "method": "sft",
-        "phase": "train",  # the resource's label; the project says phase=data
+        "phase": "train",  # the resource's label, which wins: the project says phase=data
         "project": "qwen-coder",
-        "team": "post-training",
+        "project-label:phase": "data",
+        "project-label:project": "qwen-coder",
+        "project-label:team": "post-training",
     }
     assert (
         resource_id

@@ -9,6 +9,7 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
+import bills
 from conftest import Project
 from trainledger.attribution.labels import LabelScheme, canonical_key
 from trainledger.cli import cli
@@ -98,6 +99,60 @@ def test_tag_sets_resolve_to_the_attribution_key(tags, project, phase, method, s
         method,
         status,
     )
+
+
+@pytest.mark.parametrize(
+    ("tags", "project", "phase", "method", "status"),
+    [
+        # the resource's cost label wins whole: the project's `project` label is no conflict with it
+        (
+            {"cost-label": "qwen-coder-train-sft", "project-label:project": "platform"},
+            "qwen-coder",
+            "train",
+            "sft",
+            "ok",
+        ),
+        # the project's labels fill what the resource's leave unsaid, the resource's winning
+        (
+            {
+                "phase": "train",
+                "method": "sft",
+                "project-label:project": "qwen-coder",
+                "project-label:phase": "data",
+            },
+            "qwen-coder",
+            "train",
+            "sft",
+            "ok",
+        ),
+        # a resource without labels of the scheme: the project's say it all
+        (
+            {"env": "prod", "project-label:cost-label": "distill-small-eval-opd"},
+            "distill-small",
+            "eval",
+            "opd",
+            "ok",
+        ),
+        ({"project-label:team": "ml"}, None, None, None, "untagged"),
+    ],
+)
+def test_gcp_project_labels_say_only_what_the_resources_own_leave_unsaid(
+    tags, project, phase, method, status
+) -> None:
+    got = SCHEME.resolve(tags)
+    assert (got.project, got.phase, got.method, got.status) == (project, phase, method, status)
+
+
+def test_a_gcp_project_label_never_conflicts_with_its_resources_cost_label() -> None:
+    """The tags ingest writes for a GCP row (the BigQuery export's `labels` and `project.labels`), read by
+    the scheme: the resource's own cost label decides, whatever its project's labels say."""
+    con = bills.warehouse()
+    (tags,) = con.execute(
+        "SELECT gcp_tags_json([{'key': 'cost-label', 'value': 'qwen-coder-train-sft'}], "
+        "[{'key': 'project', 'value': 'platform'}, {'key': 'team', 'value': 'ml'}], [])"
+    ).fetchone()
+    got = SCHEME.resolve_json(tags)
+    assert (got.project, got.phase, got.method, got.status) == ("qwen-coder", "train", "sft", "ok")
 
 
 def test_experiment_tag_is_read_and_lowercased() -> None:

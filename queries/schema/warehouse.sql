@@ -374,12 +374,15 @@ CREATE MACRO IF NOT EXISTS bill_time(x) AS
 CREATE MACRO IF NOT EXISTS iso_utc_text(x) AS regexp_full_match(trim(CAST(x AS VARCHAR)),
     '[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]{1,9})?)?)?( ?(Z|[+-]00(:?00)?|UTC))?');
 
--- A GCP row's tags as one JSON object: the resource's own labels win over the project's inherited ones,
--- then Google's system labels (goog-*, k8s-*), keys sorted. Shared by the detailed and the FOCUS export.
-CREATE MACRO IF NOT EXISTS gcp_tags_json(own_labels, inherited_labels, google_labels) AS
+-- A GCP row's tags as one JSON object: the resource's own labels, the project's labels under
+-- `project-label:<key>` (the label scheme reads them only for what the resource's own labels leave
+-- unsaid, attribution/labels.py), then Google's system labels (goog-*, k8s-*), keys sorted. Shared by the
+-- detailed and the FOCUS export. Replaced on every open: warehouses written before kept project labels
+-- merged into the resource's.
+CREATE OR REPLACE MACRO gcp_tags_json(own_labels, inherited_labels, google_labels) AS
     CAST(to_json(map_from_entries(list_sort(list_concat(
         own_labels,
-        list_filter(inherited_labels, lambda p: NOT list_contains(list_transform(own_labels, lambda l: l."key"), p."key")),
+        list_transform(inherited_labels, lambda p: {'key': 'project-label:' || p."key", 'value': p."value"}),
         google_labels
     )))) AS VARCHAR);
 

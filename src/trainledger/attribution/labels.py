@@ -11,6 +11,8 @@ from trainledger.core.config import LabelsConfig
 # GKE cost allocation writes a pod's labels as `k8s-label/<key>`: the pod label is the key.
 _PREFIXES = ("resourcetags/", "resource_tags_", "resource_tags.", "tags/", "labels/", "k8s-label/")
 _FOLD = re.compile(r"[-:./\s]+")
+# A GCP project's labels beside its resources' own (queries/schema/warehouse.sql, gcp_tags_json).
+INHERITED = "project-label:"
 
 
 def canonical_key(key: str) -> str:
@@ -105,6 +107,30 @@ class LabelScheme:
         return None
 
     def resolve(self, raw_tags: dict[str, object]) -> Resolved:
+        """The key the tags give; inherited labels (a GCP project's) say only what the resource's own
+        labels leave unsaid, so a project's `project` label never conflicts with a resource's cost label."""
+        inherited = {k[len(INHERITED) :]: v for k, v in raw_tags.items() if k.startswith(INHERITED)}
+        if not inherited:
+            return self._resolve(raw_tags)
+        own = self._resolve({k: v for k, v in raw_tags.items() if not k.startswith(INHERITED)})
+        if own.status == "untagged":
+            return self._resolve(inherited)
+        if own.status != "partial":
+            return own
+        parent = self._resolve(inherited)
+        if parent.status in ("untagged", "conflict"):
+            return own
+        return self._status(
+            own.project or parent.project,
+            own.phase or parent.phase,
+            own.method or parent.method,
+            own.experiment_id or parent.experiment_id,
+            tagged=True,
+            conflict=False,
+            problems=[],
+        )
+
+    def _resolve(self, raw_tags: dict[str, object]) -> Resolved:
         tags: dict[str, str] = {}
         problems: list[str] = []
         for key, value in raw_tags.items():
@@ -151,9 +177,22 @@ class LabelScheme:
         if fallback_raw:
             project = canonical_value(fallback_raw)
         experiment = canonical_value(experiment_raw) if experiment_raw else None
-        if not any(
+        tagged = any(
             (project_raw, phase_raw, method_raw, experiment_raw, composite_raw, fallback_raw, problems)
-        ):
+        )
+        return self._status(project, phase, method, experiment, tagged, conflict, problems)
+
+    @staticmethod
+    def _status(
+        project: str | None,
+        phase: str | None,
+        method: str | None,
+        experiment: str | None,
+        tagged: bool,
+        conflict: bool,
+        problems: list[str],
+    ) -> Resolved:
+        if not tagged:
             status = "untagged"
         elif conflict:
             status = "conflict"
