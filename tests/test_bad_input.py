@@ -171,3 +171,14 @@ def test_a_warehouse_from_a_development_build_is_refused_not_patched(
         f"trainledger: error: {project.warehouse}: written by an older trainledger (schema 1, this version "
         "reads 2): move it aside and run `trainledger nightly` to rebuild it from the sources"
     ]
+
+
+def test_a_parquet_file_cut_short_is_named_once_with_what_was_expected(run, own_files: Path) -> None:
+    path = own_files / CUR_FILE
+    path.write_bytes(path.read_bytes()[:4000])
+    result = run("nightly")
+    assert result.exit_code == 1
+    error = result.stderr.strip().splitlines()[-1]
+    assert error.startswith(f"trainledger: error: {path}: cannot read: ")
+    assert error.endswith("; expected a complete parquet file")
+    assert error.count(str(path)) == 1 and "file the file" not in error

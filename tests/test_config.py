@@ -32,6 +32,7 @@ def load_text(tmp_path: Path, text: str) -> config.Config:
             "[[sources]] #1 (name 'cur').kind = 'aws-cur3' is not one of",
         ),
         ("[allocation]\nshared = 'evenly'\n", "allocation.shared = 'evenly' is not one of"),
+        ("[exports]\nformat = ['csv', 'pdf']\n", "exports.format #2 = 'pdf' is not one of"),
         (
             "[[sources]]\nname = 'a'\nkind = 'focus'\n[[sources]]\nname = 'a'\nkind = 'focus'\n",
             "source name 'a' is used twice",

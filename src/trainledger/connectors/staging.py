@@ -49,6 +49,7 @@ def unreadable(source: str, exc: Exception, file_hint: str | None = None) -> Inp
         return InputError(f"{file}: file is empty; expected a bill with a header line and rows")
     if file:
         reason = reason.replace(f": {file}", "").replace(f"'{file}'", "the file").strip()
+        reason = reason.replace("file the file", "the file")  # DuckDB: "... at end of file '<path>'"
     if "gzip" in reason.lower():
         expected = "expected a complete gzip file (cut short or not gzip?)"
     elif "parquet" in reason.lower() or "magic bytes" in reason.lower():

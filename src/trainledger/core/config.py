@@ -357,13 +357,18 @@ class Config(Strict):
 
 
 def _location(loc: tuple[Any, ...], data: dict[str, Any]) -> str:
-    """Turn pydantic's ``('sources', 0, 'kidn')`` into ``[[sources]] #1 (name "cur").kidn``."""
+    """Turn pydantic's ``('sources', 0, 'kidn')`` into ``[[sources]] #1 (name "cur").kidn``, and
+    ``('exports', 'format', 1)`` into ``exports.format #2`` (an item of a list of values, not a table)."""
     parts: list[str] = []
     node: Any = data
     for item in loc:
         if isinstance(item, int):
-            name = node[item].get("name") if isinstance(node, list) and isinstance(node[item], dict) else None
-            parts[-1] = f"[[{parts[-1]}]] #{item + 1}" + (f" (name {name!r})" if name else "")
+            entry = node[item] if isinstance(node, list) and 0 <= item < len(node) else None
+            if not isinstance(entry, dict):
+                parts[-1] = f"{parts[-1]} #{item + 1}"
+            else:
+                name = entry.get("name")
+                parts[-1] = f"[[{parts[-1]}]] #{item + 1}" + (f" (name {name!r})" if name else "")
         else:
             parts.append(str(item))
         try:
