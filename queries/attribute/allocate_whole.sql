@@ -9,5 +9,5 @@ SELECT
     r.charge_period_start, r.charge_period_end, r.project, r.phase, r.method, r.experiment_id, r.cost_category,
     r.rule, r.reason, r.billed_cost, r.effective_cost, r.list_cost
 FROM resolved r
-WHERE ((hash(r.charge_id) % $slices) + $slices) % $slices = $slice
+WHERE charge_slice(r.charge_id, $slices) = $slice
   AND NOT EXISTS (SELECT 1 FROM shares s WHERE s.charge_id = r.charge_id)

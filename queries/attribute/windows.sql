@@ -32,7 +32,7 @@ WITH pairs AS (
     JOIN log_windows w
       ON w.name = r.resource_id AND (w.provider IS NULL OR w.provider = r.provider)
      AND w.started_at < r.billing_period_end AND w.ended_at > r.billing_period_start
-    WHERE ((hash(r.charge_id) % $slices) + $slices) % $slices = $slice  -- Spark's hash can be negative
+    WHERE charge_slice(r.charge_id, $slices) = $slice
       AND r.charge_period_end > r.charge_period_start
       AND (r.rule = 'unattributed'
            OR (r.rule IN ('tag', 'inventory') AND r.experiment_id IS NULL AND r.project IS NOT NULL))

@@ -358,6 +358,10 @@ CREATE MACRO IF NOT EXISTS charge_number(slot, source_row) AS
     CASE WHEN source_row BETWEEN 0 AND 4294967295 THEN slot * 4294967296 + source_row END;
 CREATE MACRO IF NOT EXISTS charge_slot(charge_id) AS charge_id // 4294967296;
 
+-- Which of `slices` parts (0 to slices - 1) a charge falls in, by a hash of its id: attribution splits the
+-- charges held for the exact split a bounded part at a time (attribution/allocations.py).
+CREATE MACRO IF NOT EXISTS charge_slice(charge_id, slices) AS hash(charge_id) % slices;
+
 -- A text value as read from a bill, or NULL when it is empty or blank: CUR writes '' for "no value", which
 -- FOCUS (and every output) wants as NULL.
 CREATE MACRO IF NOT EXISTS text_or_null(x) AS
