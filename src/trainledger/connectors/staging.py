@@ -48,8 +48,9 @@ def unreadable(source: str, exc: Exception, file_hint: str | None = None) -> Inp
     if file and Path(file).is_file() and Path(file).stat().st_size == 0:
         return InputError(f"{file}: file is empty; expected a bill with a header line and rows")
     if file:
-        reason = reason.replace(f": {file}", "").replace(f"'{file}'", "the file").strip()
-        reason = reason.replace("file the file", "the file")  # DuckDB: "... at end of file '<path>'"
+        # The line names the file first; DuckDB's "... '<path>'" and "... at end of file '<path>'" say "the file".
+        reason = reason.replace(f": {file}", "").replace(f"file '{file}'", "the file")
+        reason = reason.replace(f"'{file}'", "the file").strip()
     if "gzip" in reason.lower():
         expected = "expected a complete gzip file (cut short or not gzip?)"
     elif "parquet" in reason.lower() or "magic bytes" in reason.lower():
