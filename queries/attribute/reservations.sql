@@ -1,15 +1,15 @@
 -- Reserved GPU capacity (`[[reservations]]`): the charges on a reservation, as shares for the exact split
--- (`attribute_allocate`). A charge is on a reservation when its resource id is the reservation's id or an
--- ARN ending in `/<id>` (ingest/normalize_cur2.sql says how EC2 bills them).
--- A fee paid for the window (a Purchase, or a row of usage type %CapacityBlockFee%: the EC2 Capacity
--- Block's upfront fee and its refund) is spread over the window [start, end) by GPU-time: each window of
--- the experiment log on one of the reservation's instances takes its GPUs x milliseconds of overlap with
--- the reservation window, carrying that overlap as its period (rule `time-window`, as rule 4 places runs);
--- the reserved GPUs no run used are the reservation project's unused commitment (rule `idle`, phase
--- `idle`, reason `unused-commitment`: capacity of the project's that no run used): the window is cut at every run boundary, and each piece weighs
--- its spare GPUs x milliseconds and carries its own period. Where runs logged more GPUs than were
--- reserved they share that piece among themselves, nothing unused. A log window without GPUs counts as
--- its instance's part of the reservation (reserved GPUs / instances listed, at least 1).
+-- (`attribute_allocate`). A charge is on a reservation when its resource id is the reservation's id or an ARN
+-- ending in `/<id>` (ingest/normalize_cur2.sql says how EC2 bills them). A fee paid for the window (a
+-- Purchase, or a row of usage type %CapacityBlockFee%: the EC2 Capacity Block's upfront fee and its refund)
+-- is spread over the window [start, end) by GPU-time: each window of the experiment log on one of the
+-- reservation's instances takes its GPUs x milliseconds of overlap with the reservation window, carrying that
+-- overlap as its period (rule `time-window`, as rule 4 places runs); the reserved GPUs no run used are the
+-- reservation project's unused commitment (rule `idle`, phase `idle`, reason `unused-commitment`: capacity of
+-- the project's that no run used): the window is cut at every run boundary, and each piece weighs its spare
+-- GPUs x milliseconds and carries its own period. Where runs logged more GPUs than were reserved they share
+-- that piece among themselves, nothing unused. A log window without GPUs counts as its instance's part of the
+-- reservation (reserved GPUs / instances listed, at least 1).
 -- Any other charge on a reservation is capacity billed because nobody used it (On-Demand Capacity
 -- Reservation `UnusedBox` hours; used capacity is billed on the instances' own rows): whole to the
 -- project, as unused commitment.

@@ -2,8 +2,8 @@
 -- untied credits, discounts, commitment fees), per billing account, billing period and currency, with
 -- weights in proportion to each receiver's effective cost. Receivers are the attributed cost: (project,
 -- phase, method, experiment) keys placed by tag, inventory or time-window (SPEC §4 spreads over attributed
--- cost, which it tells apart from idle, shared and unattributed). A receiver whose net effective cost is zero or negative (credits
--- tagged to it) receives nothing. `receiver_no` is the share number every charge of the group gives it.
+-- cost, which it tells apart from idle, shared and unattributed). A receiver whose net effective cost is
+-- zero or negative (credits tagged to it) receives nothing. `receiver_no` is the share number every charge of the group gives it.
 -- Grain: (billing account, period, currency) x receiver: a few thousand rows, however large the bill.
 -- Parameters: $periods (list of YYYY-MM). Reads allocations.
 CREATE OR REPLACE TEMP TABLE spread_receivers AS

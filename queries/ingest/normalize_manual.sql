@@ -1,5 +1,6 @@
 -- Normalise off-cloud ledger rows (temp table manual_rows) into charges; they are usage the ledger
--- already attributes (its labels are its tags: rule `tag`). Grain: one row per ledger line. Parameters: $source, $file.
+-- already attributes (its labels are its tags: rule `tag`). Grain: one row per ledger line.
+-- Parameters: $source, $file.
 SELECT
     $source AS source,
     'manual' AS provider,

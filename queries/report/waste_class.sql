@@ -1,11 +1,10 @@
 -- The hidden-cost class of an allocation (the `waste` dimension of `report`): an expression over allocation
--- columns, composed into the report query, first match wins: unused-commitment (reserved GPU capacity no
--- run used, rule `idle` with reason `unused-commitment`, and Purchase rows, whose effective cost is the
--- unused part of a Savings Plan or reservation; a run's share of a reserved-capacity fee, rule
--- `time-window`, is what the run used); idle (rule idle, and shared cost spread onto idle by `shared =
--- "proportional"`); rerun (a failed run that a later run of the same project, method and params
--- repeated: rework); failed (failed, aborted or cancelled, not repeated); shared; unattributed;
--- productive (everything else).
+-- columns, composed into the report query, first match wins: unused-commitment (reserved GPU capacity no run
+-- used, rule `idle` with reason `unused-commitment`, and Purchase rows, whose effective cost is the unused
+-- part of a Savings Plan or reservation; a run's share of a reserved-capacity fee, rule `time-window`, is
+-- what the run used); idle (rule idle, or phase idle); rerun (a failed run that a later run of the same
+-- project, method and params repeated: rework); failed (failed, aborted or cancelled, not repeated); shared;
+-- unattributed; productive (everything else).
 -- The lists are matched as IN subqueries (hash joins): list_contains per row took 44 s at 10M allocations
 -- and 1,198 failed runs, this 0.9 s.
 -- Grain: per allocation row (or per group of rows alike in rule, reason, phase, experiment and charge

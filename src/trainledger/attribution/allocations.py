@@ -10,10 +10,10 @@ are placed whole, by their tags or on the one run they lie under, in one streami
 (``attribute_allocate_placed``); the few that a window boundary cuts or several runs share are held
 there as share 0 and read back (``attribute_split_set``) to get time segments and exact shares
 (``attribute_windows``, ``attribute_allocate_whole``, ``attribute_allocate``, a bounded slice of them at a
-time: ``split_by_windows``); the charges on a
-``[[reservations]]`` entry are split again by GPU-time over its window (``place_reservations``); with
-``shared = "proportional"`` shared charges are then spread (``attribute_spread``,
-``attribute_spread_charges``, ``attribute_spread_allocate``: the split worked out once per distinct amount).
+time: ``split_by_windows``); the charges on a ``[[reservations]]`` entry are split again by GPU-time over
+its window (``place_reservations``); with ``shared = "proportional"`` shared charges are then spread
+(``attribute_spread``, ``attribute_spread_charges``, ``attribute_spread_allocate``: the split worked out
+once per distinct amount).
 """
 
 from __future__ import annotations

@@ -31,8 +31,7 @@ NOTES = {
     "service_name": "The provider's service name as billed.",
     "rule": "How the cost was placed: tag (an off-cloud ledger row's labels too), inventory, time-window; "
     "idle (a project's machine or reserved GPU capacity with no run: reason unused-commitment for the "
-    "latter), shared (tax, "
-    "support, discounts, commitment fees), unattributed (the reason is in the FOCUS "
+    "latter), shared (tax, support, discounts, commitment fees), unattributed (the reason is in the FOCUS "
     "export's x_AllocationReason and in `trainledger labels`).",
     "currency": "Billing currency (ISO 4217); amounts in different currencies are never added.",
     "billed_cost": "What the invoice charges: sums to the invoice per billing period, account and "
