@@ -105,6 +105,14 @@ def write_export(root: Path, rows: list[tuple[str, str, dict[str, str]]]) -> Non
     (metadata / "x-Manifest.json").write_text(json.dumps(manifest))
 
 
+def read(project: Project, sql: str) -> list[tuple[object, ...]]:
+    con = duckdb.connect(str(project.warehouse), read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
 def test_each_line_item_type_is_amortised_and_categorised(run, project: Project, tmp_path: Path) -> None:
     write_export(tmp_path / "x", [(kind, cost, extra) for kind, cost, extra, _, _ in ROWS])
     project.write_config(f'[[sources]]\nname = "cur"\nkind = "aws-cur2"\nuri = "{tmp_path / "x"}"\n')
@@ -114,12 +122,11 @@ def test_each_line_item_type_is_amortised_and_categorised(run, project: Project,
         result.stderr
     )
 
-    con = duckdb.connect(str(project.warehouse), read_only=True)
-    got = con.execute(
+    got = read(
+        project,
         "SELECT row_identity, line_item_type, billed_cost, effective_cost, charge_category, charge_class "
-        "FROM charges ORDER BY source_row"
-    ).fetchall()
-    con.close()
+        "FROM charges ORDER BY source_row",
+    )
     expected = [
         (
             f"line-{n}",
@@ -149,12 +156,11 @@ def test_enterprise_discounts_are_shared_even_on_tagged_line_items(
     project.write_config(f'[[sources]]\nname = "cur"\nkind = "aws-cur2"\nuri = "{root}"\n')
     assert run("ingest").exit_code == 0
     assert run("attribute").exit_code == 0
-    con = duckdb.connect(str(project.warehouse), read_only=True)
-    got = con.execute(
+    got = read(
+        project,
         "SELECT c.line_item_type, a.rule, a.project, a.billed_cost FROM allocations a "
-        "JOIN charges c USING (charge_id) ORDER BY c.source_row"
-    ).fetchall()
-    con.close()
+        "JOIN charges c USING (charge_id) ORDER BY c.source_row",
+    )
     # The tagged credit is tied to its project; the two enterprise discounts are not.
     assert got == [
         ("Usage", "tag", "qwen-coder", Decimal("100")),
