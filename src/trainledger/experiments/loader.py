@@ -6,16 +6,14 @@ whose result is kept in full (``estimator_results``) either way.
 
 from __future__ import annotations
 
-import gc
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from decimal import Decimal
 from typing import Any
 
 from trainledger.attribution.labels import LabelScheme
 from trainledger.core.config import Config
 from trainledger.core.currencies import ISO_4217
+from trainledger.core.cycles import no_cycle_collection
 from trainledger.core.errors import InputError
 from trainledger.core.json_lines import LIMIT, field_path, shown
 from trainledger.core.money import to_decimal
@@ -89,20 +87,6 @@ def _run_estimator(
 LENT = "128MB"  # what DuckDB keeps while the log is built: enough for the log's own inserts
 
 
-@contextmanager
-def _no_cycle_collection() -> Iterator[None]:
-    """Python's cycle collector off while the log's records are built: they hold no cycles, and with
-    hundreds of thousands of their dicts alive, each full collection walked them all again (about a third
-    of loading 20,733 experiments). What is garbage is freed as usual, by reference counts."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def load(con: Connection, config: Config, reporter: Reporter, log: LogContent | None = None) -> int:
     """Replace the experiments tables with the log's current state (``log``: as already read, else read
     now); returns the experiment count. Without a log configured the tables are left as they are."""
@@ -111,7 +95,7 @@ def load(con: Connection, config: Config, reporter: Reporter, log: LogContent | 
         return 0
     # The log's records (about 6 KB each) would otherwise come on top of the bill DuckDB keeps cached after
     # an ingest: at 200,000 experiments the two made 3 GiB.
-    with _no_cycle_collection(), memory_lent(con, config, LENT):
+    with no_cycle_collection(), memory_lent(con, config, LENT):
         return _load(con, config, reporter, log)
 
 
