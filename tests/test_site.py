@@ -119,6 +119,25 @@ def test_experiments_equal_reconcile_and_link_to_their_post_mortem(
         assert f'href="experiments/{exp_id}.html"' in (built / "experiments.html").read_text(encoding="utf-8")
 
 
+def test_each_project_page_lists_its_experiments_linked_one_folder_up(
+    built: Path, run: Callable[..., Result]
+) -> None:
+    logged = _json(run, "experiments", "--format", "json")
+    assert isinstance(logged, list)
+    projects = {e["project"] for e in logged}
+    assert len(projects) > 1
+    for project in projects:
+        page = read(built / "projects" / f"{project}.html")
+        rows = page.tables["experiments"]
+        assert sorted(r[0] for r in rows) == sorted(
+            e["experiment_id"] for e in logged if e["project"] == project
+        )
+        assert {r[1] for r in rows} == {project}
+        for exp_id in (r[0] for r in rows):
+            assert f"../experiments/{exp_id}.html" in page.links
+            assert (built / "experiments" / f"{exp_id}.html").is_file()
+
+
 def test_methods_equal_report_with_metrics(built: Path, run: Callable[..., Result]) -> None:
     expected = _json(run, "report", "--by", "method", "--with-metrics", "--format", "json")
     assert isinstance(expected, dict)

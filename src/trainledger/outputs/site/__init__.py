@@ -11,9 +11,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from trainledger.core.config import Config
+from trainledger.core.cycles import no_cycle_collection
 from trainledger.core.reporter import Reporter
 from trainledger.outputs.postmortem_svg import STYLE
 from trainledger.outputs.site import charts, data, layout, overview, pages, postmortems, publish
+from trainledger.outputs.site.layout import Rendered
 from trainledger.warehouse.connection import Connection
 
 
@@ -33,8 +35,20 @@ def write_site(
     """Build the site into a temporary folder beside ``out`` and swap it in; returns the index page.
     ``experiments`` caps the post-mortems (the most recently started first; None: every experiment, the
     default: they are reconciled at once, and 20,733 of them take seconds)."""
-    generated = (now or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
     charts.plotly_js()  # fail before any work when the charts' library is missing
+    with no_cycle_collection():  # tens of thousands of reconciliations and their rows, no cycles
+        return _write_site(con, config, out, reporter, experiments, now)
+
+
+def _write_site(
+    con: Connection,
+    config: Config,
+    out: Path,
+    reporter: Reporter,
+    experiments: int | None,
+    now: datetime | None,
+) -> Path:
+    generated = (now or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
     cube = data.read_cube(con)
     periods = data.periods(cube)
     with publish.staged(out) as root:
@@ -64,7 +78,8 @@ def write_site(
                     "<p>No allocations yet: run `trainledger nightly`.</p>",
                 )
             reporter.detail("overview written")
-            page("experiments.html", "Experiments", "experiments.html", pages.experiments_page(found))
+            table = pages.experiment_table(found)
+            page("experiments.html", "Experiments", "experiments.html", pages.experiments_page(found, table))
             names = data.projects(cube)
             page(
                 "projects.html",
@@ -72,9 +87,8 @@ def write_site(
                 "projects.html",
                 pages.projects_index(names, cube.rollup(["project"])),
             )
-            by_project = found.by_project()
             for name in names:
-                body = pages.project_page(data.project(cube, name, by_project.get(name, [])))
+                body = pages.project_page(data.project(cube, name), table.by_project.get(name, Rendered()))
                 page(f"projects/{layout.slug(name)}.html", f"Project {name}", "projects.html", body, depth=1)
             page(
                 "methods.html",

@@ -147,12 +147,6 @@ class Experiments:
     rows: list[reconcile.Reconciliation]
     total: int
 
-    def by_project(self) -> dict[str | None, list[reconcile.Reconciliation]]:
-        out: dict[str | None, list[reconcile.Reconciliation]] = {}
-        for r in self.rows:
-            out.setdefault(r.project, []).append(r)
-        return out
-
 
 def experiments(
     con: Connection, cube: Cube, limit: int | None, reservations: Sequence[ReservationConfig] = ()
@@ -189,16 +183,14 @@ class ProjectPage:
     phases: list[Row]
     waste: list[Row]
     monthly: list[Row]
-    experiments: list[reconcile.Reconciliation] = field(default_factory=list)
 
 
-def project(cube: Cube, name: str, experiments: list[reconcile.Reconciliation]) -> ProjectPage:
+def project(cube: Cube, name: str) -> ProjectPage:
     return ProjectPage(
         name,
         cube.rollup(["phase", "cost_category"], project=name),
         cube.rollup(["waste"], project=name),
         cube.rollup(["billing_period"], project=name),
-        experiments,
     )
 
 

@@ -97,16 +97,26 @@ def _row(cells: list[Any], values: Sequence[Any]) -> str:
     return "".join([cell(v) for cell, v in zip(cells, values, strict=True)])
 
 
+class Rendered(list[str]):
+    """A table's rows as their ``<tr>`` HTML, for rows shown on more than one page (render them once)."""
+
+
+def rendered(cols: Sequence[Col], rows: Sequence[Sequence[Any]]) -> Rendered:
+    cells = [CELLS[c.kind] for c in cols]
+    return Rendered(f"<tr>{_row(cells, r)}</tr>" for r in rows)
+
+
 def table(
     caption: str,
     cols: Sequence[Col],
-    rows: Sequence[Sequence[Any]],
+    rows: Sequence[Sequence[Any]] | Rendered,
     *,
     ident: str = "",
     sortable: bool = False,
     total: Sequence[Any] | None = None,
 ) -> str:
-    """A captioned table; ``total`` is a last row set apart (tfoot)."""
+    """A captioned table; ``rows`` as values or already rendered; ``total`` is a last row set apart
+    (tfoot)."""
     attrs = f' id="{ident}"' if ident else ""
     attrs += ' class="sortable"' if sortable else ""
     head = "".join(
@@ -115,11 +125,10 @@ def table(
         + "</th>"
         for c in cols
     )
-    cells = [CELLS[c.kind] for c in cols]
-    body = "".join([f"<tr>{_row(cells, r)}</tr>" for r in rows])
+    body = "".join(rows if isinstance(rows, Rendered) else rendered(cols, rows))
     foot = ""
     if total is not None:
-        foot = f'<tfoot><tr class="total">{_row(cells, total)}</tr></tfoot>'
+        foot = f'<tfoot><tr class="total">{_row([CELLS[c.kind] for c in cols], total)}</tr></tfoot>'
 
     if not rows:
         body = f'<tr><td colspan="{len(cols)}" class="empty">none</td></tr>'

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from decimal import Decimal
 
 from trainledger.attribution.waste import FAILED_STATUSES
 from trainledger.outputs.site import charts
 from trainledger.outputs.site.data import WASTE, Experiments, ProjectPage, Row, WastePage
-from trainledger.outputs.site.layout import Col, cli, esc, slug, table, when
+from trainledger.outputs.site.layout import Col, Rendered, cli, esc, rendered, slug, table, when
 from trainledger.outputs.site.overview import bar_chart, currencies, money_table
 from trainledger.reports.benefit import NOTE, Benefit
 from trainledger.reports.coverage import Coverage
@@ -36,11 +37,11 @@ LABEL_FIXES = {
 }
 
 
-def experiment_row(r: Reconciliation, prefix: str) -> list[object]:
+def experiment_row(r: Reconciliation) -> list[object]:
     estimated = r.estimated_total if any(x.estimated is not None for x in r.rows) else None
     realized = r.realized_total
     return [
-        (r.experiment_id, f"{prefix}experiments/{slug(r.experiment_id)}.html"),
+        (r.experiment_id, f"{POSTMORTEMS}{slug(r.experiment_id)}.html"),
         r.project,
         r.method,
         r.status,
@@ -54,6 +55,31 @@ def experiment_row(r: Reconciliation, prefix: str) -> list[object]:
     ]
 
 
+POSTMORTEMS = "experiments/"
+# A rendered row's only link is its post-mortem's (text cells are escaped): from a project's page, one
+# folder down, it starts one folder up.
+_LINK, _LINK_UP = f'<a href="{POSTMORTEMS}', f'<a href="../{POSTMORTEMS}'
+
+
+@dataclass
+class ExperimentTable:
+    """The experiments table's rows, rendered once for the experiments page and shown again, relinked, on
+    their project's page (tens of thousands of rows in a large month)."""
+
+    values: list[list[object]]
+    html: Rendered
+    by_project: dict[str | None, Rendered]
+
+
+def experiment_table(found: Experiments) -> ExperimentTable:
+    values = [experiment_row(r) for r in found.rows]
+    html = rendered(EXPERIMENT_COLS, values)
+    by_project: dict[str | None, Rendered] = {}
+    for r, row in zip(found.rows, html, strict=True):
+        by_project.setdefault(r.project, Rendered()).append(row.replace(_LINK, _LINK_UP, 1))
+    return ExperimentTable(values, html, by_project)
+
+
 def _select(name: str, label: str, column: int, values: list[str]) -> str:
     options = "".join(f'<option value="{esc(v)}">{esc(v)}</option>' for v in values)
     return (
@@ -62,9 +88,8 @@ def _select(name: str, label: str, column: int, values: list[str]) -> str:
     )
 
 
-def experiments_page(found: Experiments) -> str:
-    rows = [experiment_row(r, "") for r in found.rows]
-    values = {i: sorted({str(row[i]) for row in rows if row[i] is not None}) for i in (1, 2, 3, 10)}
+def experiments_page(found: Experiments, rows: ExperimentTable) -> str:
+    values = {i: sorted({str(row[i]) for row in rows.values if row[i] is not None}) for i in (1, 2, 3, 10)}
     shown = (
         f"All {found.total} experiments, newest first."
         if len(found.rows) == found.total
@@ -86,7 +111,11 @@ def experiments_page(found: Experiments) -> str:
         "currency; waste is idle time on its machines plus the cost of a failed run.</p>"
         + form
         + table(
-            "Experiments: estimated vs realized", EXPERIMENT_COLS, rows, ident="experiments", sortable=True
+            "Experiments: estimated vs realized",
+            EXPERIMENT_COLS,
+            rows.html,
+            ident="experiments",
+            sortable=True,
         )
     )
 
@@ -111,7 +140,8 @@ def projects_index(names: list[str], by_project: list[Row]) -> str:
     )
 
 
-def project_page(p: ProjectPage) -> str:
+def project_page(p: ProjectPage, experiments: Rendered) -> str:
+    """``experiments``: the project's rows of the experiments table (``ExperimentTable.by_project``)."""
     wasted = [r for r in p.waste if r["waste"] in WASTE]
     return "\n".join(
         [
@@ -138,7 +168,7 @@ def project_page(p: ProjectPage) -> str:
             table(
                 "Experiments of the project",
                 EXPERIMENT_COLS,
-                [experiment_row(r, "../") for r in p.experiments],
+                experiments,
                 ident="experiments",
                 sortable=True,
             ),
