@@ -187,16 +187,17 @@ def cost_sets(con: Connection, sets: list[Set]) -> dict[Set, list[dict[str, Any]
     params = waste.outcomes(con).params() if "waste" in columns else {}
     bit = {c: 1 << (len(columns) - 1 - i) for i, c in enumerate(columns)}
     masks = {sum(bit[c] for c in columns if c not in s): s for s in sets}
-    out: dict[Set, list[dict[str, Any]]] = {s: [] for s in sets}
     cursor = con.execute(sets_query(sets), params)
     names = [d[0] for d in cursor.description or []]
+    grouping = names.index("grouping_set")
+    # Per set (by its grouping bits): its rows, and where each of its keys stands in a result row.
+    shapes: dict[int, tuple[list[dict[str, Any]], list[tuple[str, int]]]] = {
+        mask: ([], [(k, names.index(k)) for k in (*s, "currency", *MONEY)]) for mask, s in masks.items()
+    }
     for values in cursor.fetchall():
-        row = dict(zip(names, values, strict=True))
-        kept = masks[row["grouping_set"]]
-        out[kept].append(
-            {**{c: row[c] for c in kept}, "currency": row["currency"], **{m: row[m] for m in MONEY}}
-        )
-    return out
+        found, keys = shapes[values[grouping]]
+        found.append({k: values[i] for k, i in keys})
+    return {s: shapes[mask][0] for mask, s in masks.items()}
 
 
 def _name(column: str) -> str:
