@@ -7,9 +7,10 @@ import re
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import duckdb
 
@@ -19,6 +20,7 @@ from trainledger.core.errors import NotFound, TrainledgerError, WarehouseBusy, W
 from trainledger.warehouse import schema
 
 Connection = duckdb.DuckDBPyConnection
+T = TypeVar("T")
 Settings = dict[str, str | bool | int | float | list[str]]  # DuckDB's connect(config=...)
 
 
@@ -242,6 +244,30 @@ def run(con: Connection, name: str, params: dict[str, Any] | None = None) -> duc
     if not isinstance(con, duckdb.DuckDBPyConnection):
         return cast(duckdb.DuckDBPyConnection, con.execute(queries.load(name), params or {}, name=name))
     return con.execute(queries.load(name), params or {})
+
+
+@contextmanager
+def in_background(con: Connection, work: Callable[[Connection], T]) -> Iterator[Callable[[], T]]:
+    """``work`` run in a thread on a cursor of its own while the block runs, for DuckDB to answer it on
+    a core this thread leaves idle (it releases the GIL while it computes); the block gets a function
+    that waits for the result (or raises the error). The block's end waits for the thread, so the
+    connection outlives the cursor. A cursor sees committed data only. On an engine without cursors
+    (Spark), ``work`` runs when its result is asked for."""
+    if not isinstance(con, duckdb.DuckDBPyConnection):
+        yield lambda: work(con)
+        return
+
+    def on_cursor() -> T:
+        cursor = con.cursor()
+        try:
+            _session(cursor)
+            return work(cursor)
+        finally:
+            cursor.close()
+
+    with ThreadPoolExecutor(1) as pool:
+        done = pool.submit(on_cursor)
+        yield done.result
 
 
 def rows(con: Connection, name: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:

@@ -7,6 +7,7 @@ report functions as the CLI (``data.py``), and the folder is swapped in whole (`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -16,7 +17,8 @@ from trainledger.core.reporter import Reporter
 from trainledger.outputs.postmortem_svg import STYLE
 from trainledger.outputs.site import charts, data, layout, overview, pages, postmortems, publish
 from trainledger.outputs.site.layout import Rendered
-from trainledger.warehouse.connection import Connection
+from trainledger.reports.coverage import Coverage
+from trainledger.warehouse.connection import Connection, in_background
 
 
 def _write(path: Path, text: str) -> None:
@@ -50,6 +52,21 @@ def _write_site(
 ) -> Path:
     generated = (now or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
     cube = data.read_cube(con)
+    # Tag coverage is DuckDB's work alone: it runs while this thread builds the reconciliations.
+    with in_background(con, data.labels) as labels:
+        return _write_pages(con, config, out, reporter, experiments, generated, cube, labels)
+
+
+def _write_pages(
+    con: Connection,
+    config: Config,
+    out: Path,
+    reporter: Reporter,
+    experiments: int | None,
+    generated: str,
+    cube: data.Cube,
+    labels: Callable[[], Coverage],
+) -> Path:
     periods = data.periods(cube)
     with publish.staged(out) as root:
 
@@ -97,7 +114,7 @@ def _write_site(
                 pages.methods_page(data.methods(con, cube)),
             )
             page("waste.html", "Waste", "waste.html", pages.waste_page(data.waste_page(cube)))
-            page("labels.html", "Labels", "labels.html", pages.labels_page(data.labels(con)))
+            page("labels.html", "Labels", "labels.html", pages.labels_page(labels()))
         reporter.detail(f"{len(found.rows)} post-mortem(s) written")
     reporter.step(f"wrote the site {out} ({len(periods)} period(s), {len(found.rows)} post-mortem(s))")
     return out.resolve() / "index.html"
