@@ -63,14 +63,19 @@ def outcomes(con: Connection) -> Outcomes:
     return Outcomes(failed, reruns)
 
 
-def experiments_waste(con: Connection, currencies: dict[str, str]) -> dict[str, dict[str, Decimal]]:
+def experiments_waste(
+    con: Connection, currencies: dict[str, str], failed_cost: list[tuple[Any, ...]] | None = None
+) -> dict[str, dict[str, Decimal]]:
     """For each experiment, in its currency (id -> currency), read at once for all of them:
     ``idle``: idle cost on the resources the run used, within its run (see queries/report/waste_idle.sql);
-    ``failed``: everything the experiment cost when it failed, was aborted or cancelled (re-run or not)."""
+    ``failed``: everything the experiment cost when it failed, was aborted or cancelled (re-run or not).
+    ``failed_cost``: the rows of ``report/waste_failed_cost`` when the caller has them already."""
     ids = {"ids": list(currencies)}
     idle = {(e, c): units for e, c, units in run(con, "report/waste_idle", ids).fetchall()}
-    statuses = {**ids, "statuses": list(FAILED_STATUSES)}
-    failed = {(e, c): cost for e, c, cost in run(con, "report/waste_failed_cost", statuses).fetchall()}
+    if failed_cost is None:
+        statuses = {**ids, "statuses": list(FAILED_STATUSES)}
+        failed_cost = run(con, "report/waste_failed_cost", statuses).fetchall()
+    failed = {(e, c): cost for e, c, cost in failed_cost}
     return {
         e: {
             "idle": Decimal(int(idle.get((e, c), 0))).scaleb(-12),

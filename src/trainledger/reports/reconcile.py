@@ -127,29 +127,48 @@ def reconcile(
     return reconcile_many(con, [experiment_id], reservations)[0]
 
 
+@dataclass
+class Billed:
+    """What reconciling reads from the allocations, for a caller that has summed them already (the site,
+    its cube): ``realized``, the rows of ``report/reconcile_realized``; ``providers``, the (experiment,
+    provider) pairs of ``report/reconcile_billed_providers``; ``cost``, (experiment, currency, effective
+    cost) of every experiment, of which a failed run's is its waste (``report/waste_failed_cost``)."""
+
+    realized: list[tuple[Any, ...]]
+    providers: list[tuple[Any, ...]]
+    cost: list[tuple[Any, ...]]
+
+
 def reconcile_many(
     con: Connection,
     experiment_ids: list[str],
     reservations: Sequence[ReservationConfig] = (),
-    realized_rows: list[tuple[Any, ...]] | None = None,
+    billed: Billed | None = None,
 ) -> list[Reconciliation]:
     """``reconcile`` of each id, in order, from one read per table for all of them (the allocations
     grouped by experiment x phase x category x currency, the estimates, the log's windows): the site
     reconciles every experiment, tens of thousands in a large month. ``reservations``: the config's
-    ``[[reservations]]``, for the unused reserved capacity of those a run used. ``realized_rows``: the
-    rows of ``report/reconcile_realized`` when the caller has summed them already (the site, its cube)."""
+    ``[[reservations]]``, for the unused reserved capacity of those a run used. ``billed``: the
+    allocations' part when the caller has summed it already; else read here."""
     keys = list(dict.fromkeys(canonical_value(i) for i in experiment_ids))
     ids = {"ids": keys}
     logged = {r[0]: r for r in run(con, "report/reconcile_experiments", ids).fetchall()}
     estimates = _by_experiment(run(con, "report/reconcile_estimates", ids).fetchall())
-    if realized_rows is None:
+    if billed is None:
         realized_rows = run(con, "report/reconcile_realized", ids).fetchall()
+        providers = run(con, "report/reconcile_billed_providers", ids).fetchall()
+        failed = None
+    else:
+        wanted = set(keys)
+        realized_rows = [r for r in billed.realized if r[0] in wanted]
+        providers = [r for r in billed.providers if r[0] in wanted]
+        failed = [r for r in billed.cost if r[0] in logged and logged[r[0]][3] in waste.FAILED_STATUSES]
     realized = _by_experiment(realized_rows)
     windows = _by_experiment(run(con, "report/reconcile_gpu_windows", ids).fetchall())
     results = dict(run(con, "report/reconcile_estimator_results", ids).fetchall())
-    complete = billing_complete_through_many(con, keys)
+    complete = billing_complete_through_many(con, keys, providers)
     currencies = {k: _currency(logged.get(k), estimates.get(k, []), realized.get(k, [])) for k in keys}
-    hidden = waste.experiments_waste(con, currencies)
+    hidden = waste.experiments_waste(con, currencies, failed)
     reserved = waste.reserved_capacity(con, currencies, reservations)
     built = {
         k: _reconciliation(
@@ -250,12 +269,18 @@ def _estimate_source(bases: set[str]) -> str:
     return "experiment log and estimator"
 
 
-def billing_complete_through_many(con: Connection, experiment_ids: list[str]) -> dict[str, datetime | None]:
+def billing_complete_through_many(
+    con: Connection, experiment_ids: list[str], billed_providers: list[tuple[Any, ...]] | None = None
+) -> dict[str, datetime | None]:
     """Per experiment, the earliest, over the providers it ran on, of how far each one's bill is complete
-    (None while a provider it ran on has delivered no usage)."""
+    (None while a provider it ran on has delivered no usage). ``billed_providers``: the rows of
+    ``report/reconcile_billed_providers`` when the caller has them already."""
     complete = dict(run(con, "report/billing_complete_through").fetchall())
+    ids = {"ids": experiment_ids}
+    if billed_providers is None:
+        billed_providers = run(con, "report/reconcile_billed_providers", ids).fetchall()
     used: dict[str, set[str]] = {i: set() for i in experiment_ids}
-    for exp_id, provider in run(con, "report/reconcile_providers", {"ids": experiment_ids}).fetchall():
+    for exp_id, provider in [*run(con, "report/reconcile_providers", ids).fetchall(), *billed_providers]:
         used[exp_id].add(provider)
     out: dict[str, datetime | None] = {}
     for exp_id, providers in used.items():

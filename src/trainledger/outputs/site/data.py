@@ -160,17 +160,31 @@ def experiments(
     seen = {r["experiment_id"] for r in cube.cells(["experiment_id"])} - {None}
     ids = logged + sorted(seen - set(logged))
     chosen = ids if limit is None else ids[:limit]
-    return Experiments(reconcile.reconcile_many(con, chosen, reservations, realized(cube)), len(ids))
+    return Experiments(reconcile.reconcile_many(con, chosen, reservations, billed(cube)), len(ids))
 
 
-def realized(cube: Cube) -> list[tuple[Any, ...]]:
+def billed(cube: Cube) -> reconcile.Billed:
+    """What reconciling reads from the allocations, from the cube for every experiment: the same exact
+    sums, without another scan of the allocations."""
+    by_provider = cube.cells(["experiment_id", "phase", "cost_category", "provider"])
+    return reconcile.Billed(
+        realized(by_provider),
+        list({(r["experiment_id"], r["provider"]) for r in by_provider if r["provider"] != "manual"}),
+        [
+            (r["experiment_id"], r["currency"], r["effective_cost"])
+            for r in cube.cells(["experiment_id"])
+            if r["experiment_id"] is not None
+        ],
+    )
+
+
+def realized(by_provider: list[Row]) -> list[tuple[Any, ...]]:
     """``report/reconcile_realized``'s rows (experiment, phase, category, currency, realized, cloud
-    compute) from the cube, for every experiment: the same exact sums, without another scan of the
-    allocations. No phase reads 'unknown'; cloud compute is compute not from an off-cloud ledger
-    (provider manual), None where there is none."""
+    compute) from the cube's set by experiment, phase, category and provider. No phase reads 'unknown';
+    cloud compute is compute not from an off-cloud ledger (provider manual), None where there is none."""
     totals: dict[tuple[Any, ...], Decimal] = {}
     clouds: dict[tuple[Any, ...], Decimal] = {}
-    for r in cube.cells(["experiment_id", "phase", "cost_category", "provider"]):
+    for r in by_provider:
         if r["experiment_id"] is None:
             continue
         phase = "unknown" if r["phase"] is None else r["phase"]

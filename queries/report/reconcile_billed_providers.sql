@@ -1,0 +1,7 @@
+-- The cloud providers experiments ran on, from their allocations (off-cloud ledgers left out: they have
+-- no delivery lag); report/reconcile_providers adds those of the log's windows. The site takes the same
+-- pairs from its cube. Grain: experiment x provider.
+-- Parameters: $ids (list of experiment ids).
+SELECT DISTINCT experiment_id, provider
+FROM allocations
+WHERE provider <> 'manual' AND experiment_id IN (SELECT unnest($ids))
