@@ -38,23 +38,12 @@ def write_site(
     ``experiments`` caps the post-mortems (the most recently started first; None: every experiment, the
     default: they are reconciled at once, and 20,733 of them take seconds)."""
     charts.plotly_js()  # fail before any work when the charts' library is missing
-    with no_cycle_collection():  # tens of thousands of reconciliations and their rows, no cycles
-        return _write_site(con, config, out, reporter, experiments, now)
-
-
-def _write_site(
-    con: Connection,
-    config: Config,
-    out: Path,
-    reporter: Reporter,
-    experiments: int | None,
-    now: datetime | None,
-) -> Path:
     generated = (now or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
-    cube = data.read_cube(con)
-    # Tag coverage is DuckDB's work alone: it runs while this thread builds the reconciliations.
-    with in_background(con, data.labels) as labels:
-        return _write_pages(con, config, out, reporter, experiments, generated, cube, labels)
+    with no_cycle_collection():  # tens of thousands of reconciliations and their rows, no cycles
+        cube = data.read_cube(con)
+        # Tag coverage is DuckDB's work alone: it runs while this thread builds the reconciliations.
+        with in_background(con, data.labels) as labels:
+            return _write_pages(con, config, out, reporter, experiments, generated, cube, labels)
 
 
 def _write_pages(
