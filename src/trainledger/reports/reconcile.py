@@ -154,10 +154,9 @@ def reconcile_many(
     ids = {"ids": keys}
     logged = {r[0]: r for r in run(con, "report/reconcile_experiments", ids).fetchall()}
     estimates = _by_experiment(run(con, "report/reconcile_estimates", ids).fetchall())
+    providers = failed = None  # without ``billed``, read by billing_complete_through_many and waste
     if billed is None:
         realized_rows = run(con, "report/reconcile_realized", ids).fetchall()
-        providers = run(con, "report/reconcile_billed_providers", ids).fetchall()
-        failed = None
     else:
         wanted = set(keys)
         realized_rows = [r for r in billed.realized if r[0] in wanted]
