@@ -11,7 +11,7 @@ comma := ,
 # Spark's tests need a Java runtime: where one is installed, the venv gets pyspark too (trainledger[spark]).
 EXTRAS := dev$(if $(shell command -v java 2>/dev/null),$(comma)spark)
 
-.PHONY: install demo test check lint format typecheck bench clean postmortem-screenshot focus-validator
+.PHONY: install demo test test-fast check lint format typecheck bench clean postmortem-screenshot focus-validator
 
 # The FinOps Foundation's focus-validator (FOCUS 1.2 rules) needs Python 3.12: from PATH, else pyenv's
 # (a pyenv shim that is not activated does not count).
@@ -64,6 +64,11 @@ postmortem-screenshot: demo
 
 test: $(STAMP) $(if $(FOCUS_PYTHON),$(FOCUS_STAMP))
 	$(BIN)/python -m pytest -q
+
+# The everyday tier: every test but those marked slow (scale, Spark, browser, fuzz, concurrency, crash
+# safety, dead servers), on both cores (pytest-xdist). `make test` still runs them all, one at a time.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not slow" -n 2
 
 # focus-validator 2.2.1 pins numpy<2 but runs (and installs on 3.12) only with numpy 2: two steps.
 $(FOCUS_STAMP):

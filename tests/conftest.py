@@ -24,6 +24,13 @@ from trainledger.cli import cli  # noqa: E402
 pytest_plugins = ["aws_fakes"]  # moto server and S3 helpers for the AWS connector tests
 
 
+@pytest.fixture(autouse=True)
+def _no_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tables are fitted to ``$COLUMNS``; pytest-xdist hands its workers COLUMNS=80, which a test run
+    one at a time does not have. A test that wants a width sets it itself."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
 def needs_reference(path: Path) -> None:
     """Skip (with a reason) in a user's clone, which has no ../shared."""
     if not path.exists():

@@ -13,10 +13,13 @@ from collections import defaultdict
 from datetime import timedelta
 from decimal import Decimal
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bills import Charge, Experiment, Window, add_resource, at, attribute, by_name, warehouse
+
+pytestmark = pytest.mark.slow
 
 RESOURCES = ["i-1", "i-2", "i-3", "bucket-1"]
 RULES = {"tag", "inventory", "time-window", "idle", "shared", "unattributed"}

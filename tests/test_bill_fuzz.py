@@ -28,6 +28,8 @@ from trainledger.core.config_types import SourceConfig
 from trainledger.core.errors import ExitCode, TrainledgerError
 from trainledger.core.reporter import Silent
 
+pytestmark = pytest.mark.slow
+
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 HOSTILE = Path(__file__).parent / "hostile"
 FOCUS_HEADER = (HOSTILE / "focus" / "header-only.csv").read_text(encoding="utf-8").strip().split(",")

@@ -16,6 +16,8 @@ from click.testing import CliRunner
 from conftest import Project, warehouse_state
 from trainledger.cli import cli
 
+pytestmark = pytest.mark.slow
+
 # Runs the CLI with its ingest held open until the test says so, so the run keeps its write lock (every
 # run ingests; an unchanged night skips attribution).
 HOLDING_DRIVER = """

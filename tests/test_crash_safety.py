@@ -22,6 +22,8 @@ import generate
 from conftest import demo_config, warehouse_state
 from trainledger.cli import cli
 
+pytestmark = pytest.mark.slow
+
 DRIVER = """
 import importlib, os, signal, sys, threading
 from contextlib import contextmanager

@@ -21,6 +21,8 @@ from conftest import Project
 from fakes import Seen, Server, ec2_imds, hangs, http_server
 from trainledger import runlog
 
+pytestmark = pytest.mark.slow
+
 TRAINLEDGER = str(Path(sys.executable).parent / "trainledger")
 
 

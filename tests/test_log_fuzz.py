@@ -27,6 +27,8 @@ from trainledger.estimate.params import KNOWN
 from trainledger.experiments import loader
 from trainledger.experiments.log import KNOWN_FIELDS
 
+pytestmark = pytest.mark.slow
+
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 scalars = (

@@ -16,6 +16,8 @@ from trainledger.experiments import loader
 from trainledger.experiments.log import merge
 from trainledger.warehouse.connection import open_warehouse
 
+pytestmark = pytest.mark.slow
+
 RECORD = {
     "experiment_id": "exp-1",
     "project": "qwen-coder",

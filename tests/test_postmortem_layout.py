@@ -68,6 +68,7 @@ def test_markup_fits_any_width(nightly_warehouse: Project, experiment: str) -> N
 
 
 @pytest.mark.parametrize("width", [600, 1280])
+@pytest.mark.slow
 def test_chromium_finds_nothing_wider_than_its_container(
     nightly_warehouse: Project, tmp_path: Path, width: int
 ) -> None:

@@ -16,6 +16,8 @@ from trainledger.core.reporter import Silent
 from trainledger.pipeline.jobs import ingest
 from trainledger.warehouse.connection import open_warehouse, transaction
 
+pytestmark = pytest.mark.slow
+
 ROWS = 72_000  # 100 lanes of 720 hourly rows: every kind of lane, 1 to 4 resources each
 
 

@@ -18,6 +18,8 @@ from trainledger.core.reporter import Silent
 from trainledger.pipeline.jobs import attribute, ingest
 from trainledger.warehouse.connection import open_warehouse
 
+pytestmark = pytest.mark.slow
+
 ROWS = 14_400  # 20 lanes of 720 hourly rows: every kind of lane
 SOURCES = {"gcp": ("gcp-billing", "gcp/billing"), "focus": ("focus", "focus")}
 

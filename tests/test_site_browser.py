@@ -17,9 +17,10 @@ from conftest import Project
 from trainledger.cli import cli
 
 CHROMIUM = find_chromium()
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="no chromium on PATH (Debian: apt-get install chromium)"
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(CHROMIUM is None, reason="no chromium on PATH (Debian: apt-get install chromium)"),
+]
 CHARTS_DRAWN = "document.readyState === 'complete' && document.querySelectorAll('div.chart:not(.js-plotly-plot)').length === 0"
 WIDTHS = (600, 1440)
 

@@ -25,6 +25,8 @@ from trainledger.core.errors import ConfigError
 from trainledger.warehouse import dialects, spark_tables
 from trainledger.warehouse.connection import open_warehouse, run, transaction
 
+pytestmark = pytest.mark.slow
+
 if shutil.which("java") is None:
     pytest.skip(
         "no Java runtime (Spark needs Java 17: apt-get install openjdk-17-jre-headless)",

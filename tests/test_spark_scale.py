@@ -16,6 +16,8 @@ import scale
 from conftest import Project
 from spark_checks import assert_same_allocations, cli_in
 
+pytestmark = pytest.mark.slow
+
 if shutil.which("java") is None:
     pytest.skip(
         "no Java runtime (Spark needs Java 17: apt-get install openjdk-17-jre-headless)",

@@ -12,11 +12,14 @@ from collections import defaultdict
 from decimal import Decimal
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bills import Charge, add_resource, attribute, by_name, warehouse
 from test_attribution_properties import charges, experiments
+
+pytestmark = pytest.mark.slow
 
 RECEIVING = {"tag", "inventory", "time-window"}  # attributed cost (SPEC §4), not idle
 UNIT = Decimal("1e-12")
