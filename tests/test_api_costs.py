@@ -7,6 +7,7 @@ amounts are JSON numbers in dollars, Anthropic's decimal strings in cents.
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 from collections.abc import Iterator
@@ -348,3 +349,51 @@ def test_init_writes_a_source_that_reads_the_admin_key_from_the_environment(
     loaded = config_module.load(tmp_path / "trainledger.toml")
     options = loaded.sources[0].options
     assert (loaded.sources[0].kind, options.api_key_env, options.uri) == (kind, variable, None)
+
+
+def test_mapped_ids_carry_their_labels_and_labels_names_the_unmapped_ones(tmp_path: Path) -> None:
+    pages = tmp_path / "saved"
+    pages.mkdir()
+    (pages / "nov.json").write_text(page_text("openai", OPENAI_DAYS))
+    config = configure(
+        tmp_path, "openai-costs", uri=str(pages), extra='labels = { "proj_rl" = "qwen-coder-rollout-rl" }\n'
+    )
+    for command in (("ingest",), ("attribute",)):
+        assert invoke(config, *command).exit_code == 0
+    con = duckdb.connect(str(tmp_path / "ledger.duckdb"), read_only=True)
+    try:
+        placed = con.execute(
+            "SELECT project, phase, method, rule, reason, cost_category, sum(billed_cost) FROM allocations "
+            "GROUP BY ALL ORDER BY ALL"
+        ).fetchall()
+    finally:
+        con.close()
+    assert placed == [
+        ("qwen-coder", "rollout", "rl", "tag", None, "compute", OPENAI_BY_PROJECT["proj_rl"]),
+        (None, None, None, "unattributed", "untagged", "compute", Decimal("0.37")),  # 0.31 + 0.06
+    ]
+    labels = json.loads(invoke(config, "labels", "--format", "json").stdout)
+    assert [(r["resource_id"], Decimal(r["effective_cost"])) for r in labels["unmapped_api_spend"]] == [
+        ("proj_eval", Decimal("0.31")),
+        ("default", Decimal("0.06")),
+    ]
+    table = invoke(config, "labels").stdout
+    assert "LLM API spend with no labels" in table and "proj_eval" in table
+
+
+def test_the_focus_export_names_the_provider_and_its_service_category(tmp_path: Path) -> None:
+    pages = tmp_path / "saved"
+    pages.mkdir()
+    (pages / "nov.json").write_text(page_text("anthropic", ANTHROPIC_DAYS))
+    config = configure(tmp_path, "anthropic-costs", uri=str(pages))
+    for command in (("ingest",), ("attribute",)):
+        assert invoke(config, *command).exit_code == 0
+    out = tmp_path / "focus.csv"
+    result = invoke(config, "export", "--period", "2026-11", "--format", "focus", "--out", str(out))
+    assert result.exit_code == 0, result.stderr
+    with out.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert {(r["ProviderName"], r["ServiceName"], r["ServiceCategory"]) for r in rows} == {
+        ("Anthropic", "Anthropic API", "AI and Machine Learning")
+    }
+    assert sum(Decimal(r["BilledCost"]) for r in rows) == Decimal("27.2427912")  # the hand sum above
