@@ -147,6 +147,36 @@ def test_an_internal_error_carrying_a_secret_is_masked_everywhere(
     assert errors == [("RuntimeError: auth failed for *** via ***",)] * 2
 
 
+def test_an_llm_admin_key_an_error_repeats_is_masked_everywhere(
+    credentials: Project, demo_files: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The admin keys of openai-costs / anthropic-costs live in the environment variables their sources name.
+    admin_keys = {
+        "OPENAI_ADMIN_KEY": "sk-admin-PlantedOpenAIKey000111",
+        "ANTHROPIC_KEY": "sk-ant-admin01-Planted222",
+    }
+    for name, value in admin_keys.items():
+        monkeypatch.setenv(name, value)
+    configure(credentials, demo_files, s3_enabled=False)
+    credentials.write_config(
+        credentials.config.read_text(encoding="utf-8")
+        + '\n[[sources]]\nname = "openai"\nkind = "openai-costs"\napi_key_env = "OPENAI_ADMIN_KEY"\nenabled = false\n'
+        + '\n[[sources]]\nname = "claude"\nkind = "anthropic-costs"\napi_key_env = "ANTHROPIC_KEY"\nenabled = false\n'
+    )
+    import trainledger.experiments.loader
+
+    def broken(*args: object, **kwargs: object) -> int:
+        raise RuntimeError(f"keys {os.environ['OPENAI_ADMIN_KEY']} and {os.environ['ANTHROPIC_KEY']} refused")
+
+    monkeypatch.setattr(trainledger.experiments.loader, "load", broken)
+    plain = invoke("nightly")
+    debug = invoke("--debug", "nightly")
+    assert plain.exit_code == debug.exit_code == 3
+    assert "RuntimeError: keys *** and *** refused" in plain.stderr
+    monkeypatch.setattr("test_security.SECRETS", [*SECRETS, *admin_keys.values()])
+    assert leaks(credentials, [plain, debug]) == []
+
+
 @pytest.mark.parametrize(
     ("text", "masked"),
     [

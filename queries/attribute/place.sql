@@ -1,7 +1,8 @@
 -- Where each charge of the given periods goes, as a table macro: `whole` (rules 1-3 as resolved, also
 -- when only another project's run covers it), `covered` (lies inside one segment of its resource's
 -- timeline where exactly one matching run takes a share: placed whole on that run), `idle` or
--- `no-experiment` (inside a segment no run of its class covers, SPEC §4 rule 4), or `split` (a window
+-- `no-experiment` (inside a segment no run of its class covers, SPEC §4 rule 4; never idle when billed for
+-- usage, `usage_billed`: an API charge keeps its tag, or stays unattributed), or `split` (a window
 -- boundary falls inside it, or several runs share it: `attribute_windows` splits it exactly). The a_*
 -- columns are the single allocation's keys, the others those of `resolved_charges`.
 -- Grain: one row per charge. No parameters: the macro takes `periods` (list of YYYY-MM), given by its callers.
@@ -39,12 +40,13 @@ placed AS (
         CASE
             WHEN tc_id IS NULL THEN 'whole'
             WHEN NOT inside OR epoch_ms(charge_period_end) = epoch_ms(charge_period_start) THEN 'split'
-            WHEN NOT any_project AND n_match = 0 AND cost_category <> 'compute' THEN 'whole'
+            WHEN NOT any_project AND n_match = 0 AND (cost_category <> 'compute' OR usage_billed(provider))
+                THEN 'whole'
             WHEN n_share > 1 THEN 'split'
             WHEN n_share = 1 THEN 'covered'
             WHEN n_active > 0 THEN 'whole'  -- another project's run: the charge keeps its tag
             WHEN NOT any_project THEN 'idle'
-            WHEN owner IS NOT NULL THEN 'idle'
+            WHEN owner IS NOT NULL AND NOT usage_billed(provider) THEN 'idle'
             ELSE 'no-experiment'
         END AS placement
     FROM classed

@@ -16,13 +16,15 @@
 -- A segment no run covers is idle of the resource's project: for rule 4 the project named by the tags of
 -- the resource's other charges, else the one project every run on it that billing period belongs to (else
 -- unattributed `no-experiment`); for a tagged compute charge, the tag's project. A tagged storage or
--- network charge keeps its tag for uncovered time (storage holds data whether or not a job reads it).
+-- network charge keeps its tag for uncovered time (storage holds data whether or not a job reads it), and
+-- so does a charge billed for usage (`usage_billed`: an LLM API's day), which is unattributed there
+-- when untagged: nobody paid for capacity that went unused.
 -- A tagged segment covered only by runs of another project keeps the tag, without an experiment.
 CREATE OR REPLACE TEMP TABLE shares AS
 WITH pairs AS (
     SELECT
         r.charge_id, r.rule, r.project AS r_project, r.phase AS r_phase, r.method AS r_method, r.reason,
-        r.cost_category, r.resource_id, r.billing_period, r.charge_period_start AS c_start,
+        r.cost_category, r.resource_id, r.billing_period, r.provider, r.charge_period_start AS c_start,
         r.charge_period_end AS c_end, w.experiment_id, w.phase AS w_phase, w.project AS w_project,
         w.method AS w_method, w.gpus, w.started_at, w.ended_at,
         w.started_at < r.charge_period_end AND w.ended_at > r.charge_period_start AS overlapping,
@@ -42,6 +44,7 @@ candidates AS (
         charge_id, any_value(rule) AS rule, any_value(r_project) AS project, any_value(r_phase) AS phase,
         any_value(r_method) AS method, any_value(reason) AS reason, any_value(cost_category) AS cost_category,
         any_value(resource_id) AS resource_id, any_value(billing_period) AS billing_period,
+        any_value(provider) AS provider,
         CASE WHEN count(DISTINCT w_project) = 1 AND count(w_project) = count(*) THEN any_value(w_project) END
             AS log_project,
         CASE WHEN count(DISTINCT w_method) = 1 AND count(w_method) = count(*) THEN any_value(w_method) END
@@ -134,9 +137,10 @@ uncovered AS (
     SELECT
         s.charge_id, s.seg_start, s.seg_end,
         CASE WHEN st.charge_id IS NOT NULL THEN 'other-run'
-             WHEN o.rule <> 'unattributed' AND o.cost_category <> 'compute' THEN 'tagged'
+             WHEN o.rule <> 'unattributed' AND (o.cost_category <> 'compute' OR usage_billed(o.provider))
+                 THEN 'tagged'
              WHEN o.rule <> 'unattributed' THEN 'idle'
-             WHEN o.owner IS NOT NULL THEN 'idle'
+             WHEN o.owner IS NOT NULL AND NOT usage_billed(o.provider) THEN 'idle'
              ELSE 'no-experiment'
         END AS kind,
         o.rule AS c_rule, o.project AS c_project, o.phase AS c_phase, o.method AS c_method, o.reason AS c_reason,

@@ -110,7 +110,8 @@ described AS (
         END AS list_or_billed,
         sc.category AS service_category_focus,
         coalesce(ss.subcategory, 'Other (' || sc.category || ')') AS service_subcategory_focus,
-        CASE p.provider WHEN 'aws' THEN 'AWS' WHEN 'gcp' THEN 'Google Cloud' ELSE p.provider END AS provider_name,
+        CASE p.provider WHEN 'aws' THEN 'AWS' WHEN 'gcp' THEN 'Google Cloud' WHEN 'openai' THEN 'OpenAI'
+                        WHEN 'anthropic' THEN 'Anthropic' ELSE p.provider END AS provider_name,
         -- FOCUS Unit Format, step 1: time units spelled out and plural after a '-' (GB-Mo -> GB-Months,
         -- DPU-Hour -> DPU-Hours), '<n>K-<unit>' as '<n> KiB <unit>'; step 2 in `focus` below.
         CASE

@@ -29,11 +29,13 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Example:
     """A kind's entry in the starter config: what its ``uri`` points at (None: the kind reads an API, not
-    files), what it reads, and its optional keys, each a ``key = value  # meaning`` line."""
+    files), what it reads, and its keys, each a ``key = value  # meaning`` line: ``options`` commented out
+    (optional), ``required`` written as they are (the entry does not run without them)."""
 
     uri: str | None
     what: str
     options: tuple[str, ...] = ()
+    required: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -32,12 +32,15 @@ def split(uri: str, suffixes: tuple[str, ...] = ()) -> tuple[str, str, str]:
     return scheme, bucket, prefix
 
 
-def read_objects(uri: str, suffixes: tuple[str, ...]) -> list[tuple[str, str]]:
+def read_objects(
+    uri: str, suffixes: tuple[str, ...], what: str = "the experiment log"
+) -> list[tuple[str, str]]:
     """``(object uri, text)`` of every object under ``uri`` whose name ends with one of ``suffixes``,
-    in object-name order (the order in which later records update earlier ones)."""
+    in object-name order (the order in which later records update earlier ones); ``what`` they are is
+    named when they cannot be read."""
     scheme, bucket, prefix = split(uri, suffixes)
     reader = _read_s3 if scheme == "s3" else _read_gcs
-    return reader(uri, bucket, prefix, suffixes)
+    return reader(uri, bucket, prefix, suffixes, what)
 
 
 def put_object(uri: str, name: str, body: bytes, timeout_s: float) -> str:
@@ -76,7 +79,9 @@ def _gcs_client() -> Any:
         return storage.Client(project=os.environ.get("GOOGLE_CLOUD_PROJECT") or "<none>")
 
 
-def _read_s3(uri: str, bucket: str, prefix: str, suffixes: tuple[str, ...]) -> list[tuple[str, str]]:
+def _read_s3(
+    uri: str, bucket: str, prefix: str, suffixes: tuple[str, ...], what: str
+) -> list[tuple[str, str]]:
     from botocore.exceptions import BotoCoreError, ClientError
 
     client = _s3_client()
@@ -90,18 +95,20 @@ def _read_s3(uri: str, bucket: str, prefix: str, suffixes: tuple[str, ...]) -> l
         out = []
         for key in sorted(keys):
             body = client.get_object(Bucket=bucket, Key=key)["Body"].read()
-            out.append((f"s3://{bucket}/{key}", _text(f"s3://{bucket}/{key}", body)))
+            out.append((f"s3://{bucket}/{key}", _text(f"s3://{bucket}/{key}", body, what)))
         return out
     except ClientError as exc:
         error = exc.response.get("Error", {})
         raise SourceError(
-            f"{uri}: cannot read the experiment log: {error.get('Code', 'error')}: {error.get('Message', '')}"
+            f"{uri}: cannot read {what}: {error.get('Code', 'error')}: {error.get('Message', '')}"
         ) from None
     except BotoCoreError as exc:
-        raise SourceError(f"{uri}: cannot read the experiment log: {exc}") from None
+        raise SourceError(f"{uri}: cannot read {what}: {exc}") from None
 
 
-def _read_gcs(uri: str, bucket: str, prefix: str, suffixes: tuple[str, ...]) -> list[tuple[str, str]]:
+def _read_gcs(
+    uri: str, bucket: str, prefix: str, suffixes: tuple[str, ...], what: str
+) -> list[tuple[str, str]]:
     from google.api_core.exceptions import GoogleAPIError
     from google.auth.exceptions import GoogleAuthError
 
@@ -112,16 +119,16 @@ def _read_gcs(uri: str, bucket: str, prefix: str, suffixes: tuple[str, ...]) -> 
             key=lambda b: b.name,
         )
         return [
-            (f"gs://{bucket}/{b.name}", _text(f"gs://{bucket}/{b.name}", b.download_as_bytes()))
+            (f"gs://{bucket}/{b.name}", _text(f"gs://{bucket}/{b.name}", b.download_as_bytes(), what))
             for b in blobs
         ]
     except (GoogleAPIError, GoogleAuthError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise SourceError(f"{uri}: cannot read the experiment log: {first}") from None
+        raise SourceError(f"{uri}: cannot read {what}: {first}") from None
 
 
-def _text(where: str, body: bytes) -> str:
+def _text(where: str, body: bytes, what: str) -> str:
     try:
         return body.decode("utf-8")
     except UnicodeDecodeError:
-        raise InputError(f"{where}: not UTF-8 text; expected JSON Lines") from None
+        raise InputError(f"{where}: not UTF-8 text; expected JSON ({what})") from None

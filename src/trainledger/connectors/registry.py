@@ -23,6 +23,8 @@ KINDS: dict[str, str] = {
     "gcp-labels": "trainledger.connectors.gcp_labels",
     "focus": "trainledger.connectors.focus",
     "manual": "trainledger.connectors.manual",
+    "openai-costs": "trainledger.connectors.openai_costs",
+    "anthropic-costs": "trainledger.connectors.anthropic_costs",
 }
 
 

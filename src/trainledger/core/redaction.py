@@ -117,8 +117,11 @@ def _strings(value: Any) -> Iterator[str]:
 
 def config_secrets(config: Config) -> list[str]:
     """The credentials in every URI of every config field (and of the URI environment variables); the
-    webhook URL whole, since whoever has it can post."""
-    found: list[str] = []
+    webhook URL whole, since whoever has it can post; the admin key of every source that names the
+    environment variable holding one (``api_key_env``: OpenAI, Anthropic)."""
+    found: list[str] = [
+        key for s in config.sources if (key := os.environ.get(_option(s, "api_key_env") or ""))
+    ]
     for text in _strings(config.model_dump(mode="json")):
         found.extend(url_secrets(text))
     found.extend(url_secrets(config.alerts.webhook_url, whole=True))

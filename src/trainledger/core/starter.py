@@ -24,6 +24,7 @@ def _source(kind: str, uri: str | None, commented: bool) -> list[str]:
     lines = ["[[sources]]", f'name = "{kind}"', f'kind = "{kind}"']
     if shown.uri is not None:
         lines.append(f"uri = {_toml_string(uri or shown.uri)}")
+    lines += list(shown.required)
     lines += [o if o.startswith("#") else f"# {o}" for o in shown.options]
     if commented:
         lines = [f"# {line}" if not line.startswith("#") else f"#{line[1:]}" for line in lines]

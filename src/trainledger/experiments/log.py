@@ -37,6 +37,7 @@ KNOWN_FIELDS = {
     "tags",
 }
 STATUSES = {"running", "succeeded", "failed", "aborted", "cancelled"}
+MAX_WEIGHT = 2**31 - 1  # a resource's gpus or weight is kept as a 32-bit INTEGER (experiment_resources)
 
 
 @dataclass
@@ -285,9 +286,15 @@ def build(where: str, record: dict[str, Any], scheme: LabelScheme) -> Experiment
             rwhere = f"{pwhere}.resources[{rindex}]"
             if not isinstance(resource, dict) or not str(resource.get("resource_id") or "").strip():
                 raise InputError(f"{rwhere}: expected an object with a resource_id")
-            gpus = resource.get("gpus", 0)
-            if not isinstance(gpus, int) or gpus < 0:
-                raise InputError(f"{rwhere}: field gpus: expected a whole number >= 0, got {gpus!r}")
+            if "gpus" in resource and "weight" in resource:
+                raise InputError(f"{rwhere}: give gpus or weight, not both (both weigh the run's share)")
+            # `weight` weighs a share where GPUs do not apply: judged tokens of a run on an API workspace.
+            field = "weight" if "weight" in resource else "gpus"
+            gpus = resource.get(field, 0)
+            if not isinstance(gpus, int) or isinstance(gpus, bool) or not 0 <= gpus <= MAX_WEIGHT:
+                raise InputError(
+                    f"{rwhere}: field {field}: expected a whole number from 0 to {MAX_WEIGHT}, got {gpus!r}"
+                )
             experiment.windows.append(
                 Window(
                     phase_name,

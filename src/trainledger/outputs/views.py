@@ -131,7 +131,8 @@ def shape(columns: list[str], unit: str, found: list[ShapeRow], gpu: list[dict[s
 
 
 def labels(result: Coverage) -> Document:
-    """`labels`: coverage by rule with each rule's share, bad labels, services with no category."""
+    """`labels`: coverage by rule with each rule's share, bad labels, services with no category, LLM API
+    spend of unmapped projects / workspaces."""
     coverage_rows = [
         (
             r["rule"],
@@ -175,11 +176,25 @@ def labels(result: Coverage) -> Document:
                 ["effective_cost"],
             ),
         ]
+    if result.unmapped:
+        parts += [
+            "",
+            "LLM API spend with no labels (map these ids in the source's `labels`)",
+            Table(
+                ["provider", "source", "project / workspace", "charges", "effective_cost"],
+                [
+                    (r["provider"], r["source"], r["resource_id"], r["charges"], r["effective_cost"])
+                    for r in result.unmapped
+                ],
+                ["effective_cost"],
+            ),
+        ]
     data = {
         "periods": result.periods,
         "coverage": result.by_rule,
         "problems": result.problems,
         "unknown_services": result.unknown_services,
+        "unmapped_api_spend": result.unmapped,
     }
     return Document(parts, data)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from trainledger.attribution.allocations import periods_in_scope
@@ -15,6 +15,8 @@ class Coverage:
     by_rule: list[dict[str, Any]]
     problems: list[dict[str, Any]]
     unknown_services: list[dict[str, Any]]
+    # LLM API spend whose project / workspace the source's labels do not map, by that id.
+    unmapped: list[dict[str, Any]] = field(default_factory=list)
 
 
 def coverage(con: Connection, period: str | None) -> Coverage:
@@ -25,4 +27,5 @@ def coverage(con: Connection, period: str | None) -> Coverage:
         rows(con, "report/labels_coverage", params),
         rows(con, "report/labels_problems", params),
         rows(con, "report/labels_unknown_services", params),
+        rows(con, "report/labels_unmapped", params),
     )

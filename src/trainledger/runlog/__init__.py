@@ -107,7 +107,9 @@ def start(
     """Record the start of ``experiment_id`` and make it the current run of this process.
 
     ``resources`` lists every machine of a multi-node job (``[{"provider": "aws", "resource_id": "i-…",
-    "gpus": 8}, …]``; log from one rank, since the latest record's ``phases`` replaces earlier ones);
+    "gpus": 8}, …]``, or an LLM API workspace / project with a ``weight`` for its share, e.g. judged tokens:
+    ``{"provider": "anthropic", "resource_id": "wrkspc_…", "weight": 120000}``; log from one rank, since
+    the latest record's ``phases`` replaces earlier ones);
     without it this machine is detected."""
     global _current
     when = safe_iso(at)
