@@ -3,6 +3,7 @@ multi-stage plans, each against FLOPs and hours computed by hand; and its checki
 
 from __future__ import annotations
 
+import math
 import re
 from decimal import Decimal
 
@@ -192,3 +193,86 @@ def test_readme_documents_every_param_with_unit_and_default() -> None:
         row = re.search(rf"^\| `{p.name}` \| (.+?) \| (.+?) \| (.+?) \|$", section, re.MULTILINE)
         assert row, f"README's estimator section has no row for {p.name}"
         assert row.group(1) == p.unit and row.group(2) == p.default, p.name
+
+
+def _expected_longest_by_integration(mean: float, cut: float, samples: int) -> float:
+    """Independent of the estimator's closed form: the exponential scale by float bisection, then
+    E[longest] = integral over [0, cut] of P(longest > x), by the midpoint rule."""
+    low, high = mean, mean * 64
+    for _ in range(200):
+        mu = (low + high) / 2
+        low, high = (mu, high) if mu * (1 - math.exp(-cut / mu)) < mean else (low, mu)
+    steps = 200_000
+    width = cut / steps
+    return sum(1 - (1 - math.exp(-(i + 0.5) * width / mu)) ** samples for i in range(steps)) * width
+
+
+def test_padded_batches_cost_their_expected_longest_sample() -> None:
+    base = {
+        "model_params_b": 1,
+        "gpu_type": "A100",
+        "gpus": 8,
+        "train_samples": 1000,
+        "avg_tokens_per_sample": 150,
+        "max_seq_len": 512,
+        "batch_size": 128,
+    }
+    packed = estimate("sft", base)
+    assert packed.assumptions["packing"].value == "true"
+    assert work(packed, "SFT forward+backward").flops == Decimal("9e14")  # 6 x 1e9 x 1,000 x 150
+    padded = estimate("sft", {**base, "packing": False, "micro_batch_size": 4})
+    longest = _expected_longest_by_integration(150, 512, 4)  # about 304 tokens
+    value = padded.assumptions["padded_tokens_per_sample"].value
+    assert abs(float(value) - longest) < 0.1
+    flops = work(padded, "SFT forward+backward").flops
+    assert abs(float(flops) / (6e9 * 1000) - longest) < 0.01
+    # Without micro_batch_size: batch_size / gpus = 16 samples padded together.
+    sixteen = estimate("sft", {**base, "packing": False})
+    assert sixteen.assumptions["micro_batch_size"].source.startswith("batch_size / gpus")
+    assert (
+        abs(
+            float(sixteen.assumptions["padded_tokens_per_sample"].value)
+            - (_expected_longest_by_integration(150, 512, 16))
+        )
+        < 0.1
+    )
+    # A micro-batch of one pads nothing; no way to know the micro-batch: every sample padded to the cut.
+    one = estimate("sft", {**base, "packing": False, "micro_batch_size": 1})
+    assert Decimal(one.assumptions["padded_tokens_per_sample"].value) == Decimal("150.0")
+    blind = estimate("sft", {k: v for k, v in base.items() if k != "batch_size"} | {"packing": False})
+    assert work(blind, "SFT forward+backward").flops == Decimal("3.072e15")  # 6 x 1e9 x 1,000 x 512
+    no_cut = estimate("sft", {k: v for k, v in base.items() if k != "max_seq_len"} | {"packing": False})
+    assert no_cut.missing == [
+        "max_seq_len: needed with packing false (the padded length); FLOPs on avg_tokens_per_sample"
+    ]
+    with pytest.raises(InputError, match="avg_tokens_per_sample: 600 is above max_seq_len 512"):
+        estimate("sft", {**base, "packing": False, "avg_tokens_per_sample": 600})
+    with pytest.raises(InputError, match=r"params\.packing: expected true or false"):
+        estimate("sft", {**base, "packing": "no"})
+
+
+def test_rl_counts_the_old_log_probs_and_the_weight_sync() -> None:
+    est = estimate(
+        "rl",
+        {
+            "model_params_b": 70,
+            "gpu_type": "H100",
+            "gpus": 64,
+            "steps": 100,
+            "steps_per_rollout": 4,
+            "rollout_prompts": 64,
+            "group_size": 8,
+            "prompt_tokens": 0,
+            "response_tokens": 1000,
+            "reward_params_b": 0,
+            "reference_params_b": 0,
+        },
+    )
+    # 100 x 64 x 8 = 51,200 samples x 1,000 tokens: old log-probs 2 x 70e9 x 5.12e7 = 7.168e18 FLOPs.
+    assert work(est, "policy old log-probs forward").flops == Decimal("7.168e18")
+    assert "veRL" in est.assumptions["old_log_probs"].source
+    # 25 rollouts x 140 GB / (671 GB / 12.13 s) = 2.5309 s each, x 64 GPUs / 3600 = 1.1248 GPU-h.
+    sync = work(est, "policy weight sync to the rollout engine")
+    assert sync.gpu_hours.quantize(Decimal("0.0001")) == Decimal("1.1248")
+    assert est.assumptions["weight_sync_gb_per_s"].value == "55.3"
+    assert "checkpoint-engine" in est.assumptions["weight_sync_gb_per_s"].source
