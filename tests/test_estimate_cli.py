@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 from conftest import Project
@@ -17,8 +18,12 @@ def test_estimate_a_logged_experiment_shows_work_totals_and_assumptions(run) -> 
     out = result.stdout
     assert out.startswith("Estimate for exp-rl-0421 (method rl), money in USD\n")
     assert "policy update (forward+backward)" in out
-    assert "total                       410.25  2,822.54" in out
-    assert "≈ 51.28 h of wall clock on 8 GPUs" in out
+    # 410.25 GPU-h before the old log-probs forward and the weight sync were counted; with them, over
+    # 500 x 4,096 samples x 2,560 tokens = 5.24288e9 tokens: 2 x 7e9 x T / (989e12 x 0.5 x 3600) = 41.2315 h,
+    # and 500 rollouts x 14 GB / (671 GB / 12.13 s) x 8 GPUs / 3600 = 0.2812 h: 451.76 (451.77 unrounded);
+    # 41.5127 h x 6.88 = 285.61 more rollout dollars on 2,822.54.
+    assert re.search(r"^total +451\.77 +3,108\.15$", out, re.M)
+    assert "≈ 56.47 h of wall clock on 8 GPUs" in out
     assert "price_per_gpu_hour              6.88" in out
     assert (
         "decode_tokens_per_s_per_gpu@7B  7064              derived: peak 989 TFLOP/s x decode MFU 0.1 / (2 x 7B)"
@@ -30,7 +35,7 @@ def test_estimate_a_logged_experiment_shows_work_totals_and_assumptions(run) -> 
         in out
     )
     assert "train    train: 154.62 GPU-h x 6.88/GPU-h = 1063.77 USD" in out
-    assert "total    2822.54 USD" in out
+    assert "total    3108.15 USD" in out
 
 
 def test_estimate_is_calibrated_by_the_reconciled_runs_of_the_same_method_and_gpu(run) -> None:

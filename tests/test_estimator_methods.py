@@ -3,6 +3,7 @@ multi-stage plans, each against FLOPs and hours computed by hand; and its checki
 
 from __future__ import annotations
 
+import math
 import re
 from decimal import Decimal
 
@@ -44,16 +45,20 @@ def test_moe_flops_use_active_parameters_and_decode_speed_the_total() -> None:
     # Throughput: 989e12 x 0.10 / (2 x 37e9) = 1,336.49 tok/s/GPU.
     assert est.assumptions["decode_tokens_per_s_per_gpu@37B"].value == "1336"
     # One sequence: 1,342 GB of BF16 weights over 5 nodes (40 x 40 GB usable) at half of 3.35 TB/s each:
-    # 0.5 x 40 x 3,350 / 1,342 = 49.925 tok/s; 1 rollout x 32,768 / 49.925 / 3600 x 512 GPUs = 93.35 GPU-h.
+    # 0.5 x 40 x 3,350 / 1,342 = 49.925 tok/s; 1 rollout x 32,768 / 49.925 / 3600 x 512 GPUs = 93.3459 GPU-h,
+    # on top of the throughput-bound 8.192e6 / 1,336.49 / 3600 = 1.7026 GPU-h: 95.0485.
     assert est.assumptions["decode_tokens_per_s_per_sequence"].value == "49.9"
     generation = work(est, "policy generation (decode)")
-    assert generation.rate == "longest sample (straggler)"
+    assert generation.rate == "longest sample + throughput"
     assert generation.gpu_hours is not None
-    assert generation.gpu_hours.quantize(Decimal("0.01")) == Decimal("93.35")
-    assert "40-GPU replica" in est.assumptions["decode_tokens_per_s_per_sequence"].source
+    assert generation.gpu_hours.quantize(Decimal("0.0001")) == Decimal("95.0485")
+    speed = est.assumptions["decode_tokens_per_s_per_sequence"].source
+    assert "40-GPU replica" in speed
+    assert "DeepSeek-V3/R1 inference system overview" in speed  # MoE at large batch: every expert streams
+    assert "14.8k output tok/s per 8-H800 node" in est.assumptions["decode_tokens_per_s_per_gpu@37B"].source
 
 
-def test_the_straggler_bound_is_used_only_when_larger() -> None:
+def test_a_synchronous_rollout_adds_its_longest_samples_steps_to_the_throughput() -> None:
     base = {
         "model_params_b": 7,
         "gpu_type": "H100",
@@ -68,17 +73,21 @@ def test_the_straggler_bound_is_used_only_when_larger() -> None:
         "decode_tokens_per_s_per_gpu": 1000,
     }
     # Throughput: 160 samples x 1,000 tokens / 1,000 tok/s / 3600 = 0.0444 GPU-h.
-    # Straggler: 10 rollouts x 8,000 tokens / 50 tok/s / 3600 x 8 GPUs = 3.5556 GPU-h.
+    # Longest sample: 10 rollouts x 8,000 tokens / 50 tok/s / 3600 x 8 GPUs = 3.5556 GPU-h; together 3.6000.
     est = estimate("rl", {**base, "max_response_tokens": 8000, "decode_tokens_per_s_per_sequence": 50})
-    assert work(est, "policy generation (decode)").gpu_hours.quantize(Decimal("0.0001")) == Decimal("3.5556")
+    generation = work(est, "policy generation (decode)")
+    assert generation.gpu_hours.quantize(Decimal("0.0001")) == Decimal("3.6000")
+    assert generation.rate == "longest sample + throughput"
+    assert "Pope et al. 2022" in est.assumptions["straggler_bound"].source
     # 7B on one H100: 14 GB fits in half of 80 GB, 0.5 x 3,350 / 14 = 119.64 tok/s; 10 x 1,000 / 119.64 / 3600
-    # x 8 = 0.1857 GPU-h, still above the throughput bound.
+    # x 8 = 0.1857 GPU-h, plus the 0.0444 of throughput = 0.2302.
     est = estimate("rl", {**base, "max_response_tokens": 1000})
     assert est.assumptions["decode_tokens_per_s_per_sequence"].value == "119.6"
-    assert work(est, "policy generation (decode)").gpu_hours.quantize(Decimal("0.0001")) == Decimal("0.1857")
+    assert work(est, "policy generation (decode)").gpu_hours.quantize(Decimal("0.0001")) == Decimal("0.2302")
+    # A fast sequence adds little: 10 x 1,000 / 10,000 / 3600 x 8 = 0.0022 GPU-h; 0.0467 in all.
     fast = estimate("rl", {**base, "max_response_tokens": 1000, "decode_tokens_per_s_per_sequence": 10_000})
-    assert work(fast, "policy generation (decode)").gpu_hours.quantize(Decimal("0.0001")) == Decimal("0.0444")
-    assert fast.assumptions["straggler_bound"].source == "below the throughput-bound hours: not used"
+    assert work(fast, "policy generation (decode)").gpu_hours.quantize(Decimal("0.0001")) == Decimal("0.0467")
+    assert fast.assumptions["straggler_bound"].value == "0.00222 GPU-h added to the throughput-bound 0.0444"
     no_gpus = estimate("rl", {**{k: v for k, v in base.items() if k != "gpus"}, "max_response_tokens": 1000})
     assert "gpus: needed for the straggler bound" in no_gpus.missing[-1]
     with pytest.raises(InputError, match="max_response_tokens: 500 is below response_tokens 1000"):
@@ -184,3 +193,86 @@ def test_readme_documents_every_param_with_unit_and_default() -> None:
         row = re.search(rf"^\| `{p.name}` \| (.+?) \| (.+?) \| (.+?) \|$", section, re.MULTILINE)
         assert row, f"README's estimator section has no row for {p.name}"
         assert row.group(1) == p.unit and row.group(2) == p.default, p.name
+
+
+def _expected_longest_by_integration(mean: float, cut: float, samples: int) -> float:
+    """Independent of the estimator's closed form: the exponential scale by float bisection, then
+    E[longest] = integral over [0, cut] of P(longest > x), by the midpoint rule."""
+    low, high = mean, mean * 64
+    for _ in range(200):
+        mu = (low + high) / 2
+        low, high = (mu, high) if mu * (1 - math.exp(-cut / mu)) < mean else (low, mu)
+    steps = 200_000
+    width = cut / steps
+    return sum(1 - (1 - math.exp(-(i + 0.5) * width / mu)) ** samples for i in range(steps)) * width
+
+
+def test_padded_batches_cost_their_expected_longest_sample() -> None:
+    base = {
+        "model_params_b": 1,
+        "gpu_type": "A100",
+        "gpus": 8,
+        "train_samples": 1000,
+        "avg_tokens_per_sample": 150,
+        "max_seq_len": 512,
+        "batch_size": 128,
+    }
+    packed = estimate("sft", base)
+    assert packed.assumptions["packing"].value == "true"
+    assert work(packed, "SFT forward+backward").flops == Decimal("9e14")  # 6 x 1e9 x 1,000 x 150
+    padded = estimate("sft", {**base, "packing": False, "micro_batch_size": 4})
+    longest = _expected_longest_by_integration(150, 512, 4)  # about 304 tokens
+    value = padded.assumptions["padded_tokens_per_sample"].value
+    assert abs(float(value) - longest) < 0.1
+    flops = work(padded, "SFT forward+backward").flops
+    assert abs(float(flops) / (6e9 * 1000) - longest) < 0.01
+    # Without micro_batch_size: batch_size / gpus = 16 samples padded together.
+    sixteen = estimate("sft", {**base, "packing": False})
+    assert sixteen.assumptions["micro_batch_size"].source.startswith("batch_size / gpus")
+    assert (
+        abs(
+            float(sixteen.assumptions["padded_tokens_per_sample"].value)
+            - (_expected_longest_by_integration(150, 512, 16))
+        )
+        < 0.1
+    )
+    # A micro-batch of one pads nothing; no way to know the micro-batch: every sample padded to the cut.
+    one = estimate("sft", {**base, "packing": False, "micro_batch_size": 1})
+    assert Decimal(one.assumptions["padded_tokens_per_sample"].value) == Decimal("150.0")
+    blind = estimate("sft", {k: v for k, v in base.items() if k != "batch_size"} | {"packing": False})
+    assert work(blind, "SFT forward+backward").flops == Decimal("3.072e15")  # 6 x 1e9 x 1,000 x 512
+    no_cut = estimate("sft", {k: v for k, v in base.items() if k != "max_seq_len"} | {"packing": False})
+    assert no_cut.missing == [
+        "max_seq_len: needed with packing false (the padded length); FLOPs on avg_tokens_per_sample"
+    ]
+    with pytest.raises(InputError, match="avg_tokens_per_sample: 600 is above max_seq_len 512"):
+        estimate("sft", {**base, "packing": False, "avg_tokens_per_sample": 600})
+    with pytest.raises(InputError, match=r"params\.packing: expected true or false"):
+        estimate("sft", {**base, "packing": "no"})
+
+
+def test_rl_counts_the_old_log_probs_and_the_weight_sync() -> None:
+    est = estimate(
+        "rl",
+        {
+            "model_params_b": 70,
+            "gpu_type": "H100",
+            "gpus": 64,
+            "steps": 100,
+            "steps_per_rollout": 4,
+            "rollout_prompts": 64,
+            "group_size": 8,
+            "prompt_tokens": 0,
+            "response_tokens": 1000,
+            "reward_params_b": 0,
+            "reference_params_b": 0,
+        },
+    )
+    # 100 x 64 x 8 = 51,200 samples x 1,000 tokens: old log-probs 2 x 70e9 x 5.12e7 = 7.168e18 FLOPs.
+    assert work(est, "policy old log-probs forward").flops == Decimal("7.168e18")
+    assert "veRL" in est.assumptions["old_log_probs"].source
+    # 25 rollouts x 140 GB / (671 GB / 12.13 s) = 2.5309 s each, x 64 GPUs / 3600 = 1.1248 GPU-h.
+    sync = work(est, "policy weight sync to the rollout engine")
+    assert sync.gpu_hours.quantize(Decimal("0.0001")) == Decimal("1.1248")
+    assert est.assumptions["weight_sync_gb_per_s"].value == "55.3"
+    assert "checkpoint-engine" in est.assumptions["weight_sync_gb_per_s"].source

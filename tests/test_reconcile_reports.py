@@ -98,7 +98,10 @@ def test_an_experiment_without_estimate_is_reconciled_against_the_estimator(
     # / (989e12 x 0.40 x 3600) = 154.618 GPU h x 6.88 = 1,063.77.
     assert rows[("train", "compute")]["estimated"] == "1063.77"
     assert rows[("train", "compute")]["realized"] == "495.36"
-    assert rows[("rollout", "compute")]["estimated"] == "1758.77"
+    # Rollout: 1,758.77 before the old log-probs forward (2 x 7e9 x 5.24288e9 tokens / (989e12 x 0.5 x 3600)
+    # = 41.2315 h) and the weight sync (500 x 14 GB / (671 GB / 12.13 s) x 8 GPUs / 3600 = 0.2812 h) were
+    # counted: 41.5127 h x 6.88 = 285.61 more.
+    assert rows[("rollout", "compute")]["estimated"] == "2044.38"
     assert report["waste"] == {"idle": "0.00", "failed": "497.35999998", "unused_commitment": "0.00"}
     assert report["assumptions"]["implied_mfu"].startswith("not computed: the run failed")
 

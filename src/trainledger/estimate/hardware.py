@@ -20,6 +20,11 @@ BYTES_PER_PARAM = 2  # BF16 weights, as the peak FLOP/s are BF16
 KV_SHARE = Decimal("0.5")  # half of each GPU's memory left for the KV cache
 BANDWIDTH_REACHED = Decimal("0.5")  # small-batch decode reaches about half of peak HBM bandwidth
 NODE = 8
+MOE_LARGE_BATCH = (
+    "MoE at rollout batch sizes: the batch's tokens route to every expert, so each step streams all of them, "
+    "not the active share (DeepSeek-V3/R1 inference system overview, 2025-03-01: 8 of 256 routed experts "
+    "per token, served at large batch with expert parallelism)"
+)
 
 
 def hardware(b: Builder) -> None:
@@ -149,12 +154,13 @@ def sequence_decode_speed(b: Builder, model: Model) -> Decimal | None:
             replica = NODE * math.ceil(weights_gb / (usable * NODE))
         speed = BANDWIDTH_REACHED * replica * gpu.bandwidth_tb_s * 1000 / weights_gb
     shown = f"{speed.quantize(Decimal('0.1')):f}"
+    moe = f"; {MOE_LARGE_BATCH}" if model.active_b < model.total_b else ""
     b.note(
         "decode_tokens_per_s_per_sequence",
         shown,
         f"derived: a decode step streams the BF16 weights ({num(weights_gb)} GB, {model.size()}) from the "
         f"HBM of a {replica}-GPU replica (fewest GPUs, then whole 8-GPU nodes, holding them in half their "
-        f"{num(gpu.memory_gb)} GB) at half of {num(gpu.bandwidth_tb_s)} TB/s per GPU",
+        f"{num(gpu.memory_gb)} GB) at half of {num(gpu.bandwidth_tb_s)} TB/s per GPU{moe}",
     )
     return speed
 

@@ -12,9 +12,24 @@ from __future__ import annotations
 from decimal import Decimal, localcontext
 
 from trainledger.core.errors import InputError
+from trainledger.estimate import padding
 from trainledger.estimate.builder import HOUR, Builder, Model
-from trainledger.estimate.hardware import sequence_decode_speed
-from trainledger.estimate.result import ARITHMETIC, Component, hours_text, num, sci
+from trainledger.estimate.hardware import BYTES_PER_PARAM, sequence_decode_speed
+from trainledger.estimate.result import ARITHMETIC, Component, hours_text, num
+
+# Weight sync between trainer and rollout engines, measured: checkpoint-engine (MoonshotAI, README
+# benchmark, vLLM 0.10.2rc1) updates DeepSeek-V3.1 (671B, FP8: ~671 GB) on 256 H20 in 0.80 s of metadata
+# plus 11.33 s of broadcast.
+SYNC_GB_PER_S = Decimal(671) / (Decimal("0.80") + Decimal("11.33"))
+SYNC_SOURCE = (
+    "checkpoint-engine README benchmark (github.com/MoonshotAI/checkpoint-engine): DeepSeek-V3.1, ~671 GB "
+    "in FP8, on 256 H20 in 0.80 + 11.33 s; Kimi-K2 (1T) 'about 20 s' across thousands of GPUs"
+)
+OLD_LOG_PROBS = (
+    "the PPO/GRPO ratio pi/pi_old needs the rollout policy's log-probs (Schulman et al. 2017, arXiv:1707.06347; "
+    "Shao et al. 2024, arXiv:2402.03300, eq. 3); veRL recomputes them with a trainer forward every step "
+    "(ray_trainer 'recompute old_log_probs'; HybridFlow, arXiv:2409.19256)"
+)
 
 
 def sft(b: Builder) -> None:
@@ -23,22 +38,16 @@ def sft(b: Builder) -> None:
     if got is None or model is None:
         return
     epochs = b.multiplier("epochs", "one pass over the data")
-    tokens = got["train_samples"] * got["avg_tokens_per_sample"] * epochs
+    length, context, per_sample = _sample_length(b, got["avg_tokens_per_sample"])
+    tokens = got["train_samples"] * length * epochs
     factor, passes, what = b.train_passes()
     b.flops_work(
-        "train",
-        f"SFT {what}",
-        model,
-        tokens,
-        factor,
-        "train",
-        "train_samples x avg_tokens_per_sample x epochs",
+        "train", f"SFT {what}", model, tokens, factor, "train", f"train_samples x {per_sample} x epochs"
     )
-    context = _packed_context(b, got["avg_tokens_per_sample"])
     b.attention("train", "SFT", tokens, context, passes, "train")
     batch = b.p.number("batch_size")
     if batch is not None:
-        b.tokens_per_gpu_step(batch * context, "batch_size x (max_seq_len or avg_tokens_per_sample) / gpus")
+        b.tokens_per_gpu_step(batch * context, f"batch_size x {_step_length(b)} / gpus")
 
 
 def dpo(b: Builder) -> None:
@@ -48,12 +57,12 @@ def dpo(b: Builder) -> None:
     if got is None or model is None:
         return
     epochs = b.multiplier("epochs", "one pass over the pairs")
-    tokens = 2 * got["train_samples"] * got["avg_tokens_per_sample"] * epochs
+    length, context, per_sample = _sample_length(b, got["avg_tokens_per_sample"])
+    tokens = 2 * got["train_samples"] * length * epochs
     b.note("dpo_sequences", "2 per pair", "DPO trains on the chosen and the rejected sequence of each pair")
     factor, passes, what = b.train_passes()
-    source = "2 x train_samples (pairs) x avg_tokens_per_sample x epochs"
+    source = f"2 x train_samples (pairs) x {per_sample} x epochs"
     b.flops_work("train", f"DPO policy {what}", model, tokens, factor, "train", source)
-    context = _packed_context(b, got["avg_tokens_per_sample"])
     b.attention("train", "DPO policy", tokens, context, passes, "train")
     reference = b.model("reference", "reference_params_b", "reference_active_params_b")
     if reference is None:
@@ -67,7 +76,7 @@ def dpo(b: Builder) -> None:
             b.attention("train", "DPO reference", tokens, context, 1, "prefill")
     batch = b.p.number("batch_size")
     if batch is not None:
-        b.tokens_per_gpu_step(2 * batch * context, "2 x batch_size x (max_seq_len or avg_tokens) / gpus")
+        b.tokens_per_gpu_step(2 * batch * context, f"2 x batch_size x {_step_length(b)} / gpus")
 
 
 def rollouts(b: Builder, scorer: str) -> None:
@@ -93,8 +102,15 @@ def rollouts(b: Builder, scorer: str) -> None:
         b.note("prompt_prefill", "per sample", "prompt prefill counted for every sample (no prefix cache)")
         b.flops_work("rollout", f"{label} prompt prefill", model, sequences * prompt, 2, "prefill", where)
         b.attention("rollout", f"{label} prompt prefill", sequences * prompt, context, 1, "prefill")
-    _generation(b, model, label, sequences * response, got["steps"], response)
+    per_rollout = b.multiplier("steps_per_rollout", "one optimizer step per rollout batch")
+    with localcontext(ARITHMETIC):
+        rounds = got["steps"] / per_rollout
+    _generation(b, model, label, sequences * response, rounds, response)
+    _weight_sync(b, model, label, rounds)
     if scorer == "rl":
+        b.flops_work("rollout", "policy old log-probs forward", model, seq_tokens, 2, "prefill", where)
+        b.attention("rollout", "policy old log-probs", seq_tokens, context, 1, "prefill")
+        b.note("old_log_probs", "2·N·T forward", OLD_LOG_PROBS)
         _scorer(
             b,
             model,
@@ -131,12 +147,67 @@ def rollouts(b: Builder, scorer: str) -> None:
     )
 
 
-def _packed_context(b: Builder, avg_tokens: Decimal) -> Decimal:
-    packed = b.p.number("max_seq_len", positive=True)
-    if packed is None:
-        return avg_tokens
-    b.note("max_seq_len", num(packed), "params.max_seq_len: packed sequences, the attention context")
-    return packed
+def _sample_length(b: Builder, avg_tokens: Decimal) -> tuple[Decimal, Decimal, str]:
+    """(tokens each sample costs, the attention context, what that length is) for SFT and DPO.
+
+    Packed (the default), a sample costs its mean length and attends within the packed sequence. Padded,
+    every sample of a GPU's micro-batch costs the micro-batch's longest (``padding``).
+    """
+    cut = b.p.number("max_seq_len", positive=True)
+    if b.p.flag("packing", default=True):
+        b.note("packing", "true", "default: samples packed into sequences, FLOPs on the mean length")
+        if cut is None:
+            return avg_tokens, avg_tokens, "avg_tokens_per_sample"
+        b.note("max_seq_len", num(cut), "params.max_seq_len: packed sequences, the attention context")
+        return avg_tokens, cut, "avg_tokens_per_sample"
+    b.note("packing", "false", "params.packing: each micro-batch padded to its longest sample")
+    if cut is None:
+        b.missing(
+            "max_seq_len: needed with packing false (the padded length); FLOPs on avg_tokens_per_sample"
+        )
+        return avg_tokens, avg_tokens, "avg_tokens_per_sample"
+    if avg_tokens > cut:
+        raise InputError(
+            f"{b.p.where}: params.avg_tokens_per_sample: {num(avg_tokens)} is above max_seq_len {num(cut)} "
+            "(padded batches cut every sample at max_seq_len)"
+        )
+    samples = _micro_batch(b)
+    if samples is None:
+        b.note(
+            "padded_tokens_per_sample",
+            num(cut),
+            "max_seq_len: micro-batch unknown, every sample padded to it",
+        )
+        return cut, cut, "max_seq_len (padded)"
+    padded = padding.expected_longest(avg_tokens, cut, samples)
+    b.note(
+        "padded_tokens_per_sample",
+        f"{padded.quantize(Decimal('0.1')):f}",
+        f"expected longest of {samples} samples averaging {num(avg_tokens)} tokens, cut at {num(cut)}: "
+        "lengths taken as exponential (the maximum-entropy law given a mean), truncated at max_seq_len",
+    )
+    return padded, padded, "padded_tokens_per_sample"
+
+
+def _micro_batch(b: Builder) -> int | None:
+    given = b.p.whole("micro_batch_size")
+    if given is not None:
+        b.note("micro_batch_size", str(given), "params.micro_batch_size")
+        return given
+    batch = b.p.number("batch_size", positive=True)
+    if batch is None or b.est.gpus is None:
+        return None
+    samples = max(1, int(batch / b.est.gpus))
+    b.note("micro_batch_size", str(samples), "batch_size / gpus: no gradient accumulation assumed")
+    return samples
+
+
+def _step_length(b: Builder) -> str:
+    return (
+        "padded_tokens_per_sample"
+        if "padded_tokens_per_sample" in b.est.assumptions
+        else ("(max_seq_len or avg_tokens_per_sample)")
+    )
 
 
 def _scorer(
@@ -153,7 +224,7 @@ def _scorer(
 
 
 def _generation(
-    b: Builder, model: Model, label: str, tokens: Decimal, steps: Decimal, response: Decimal
+    b: Builder, model: Model, label: str, tokens: Decimal, rollouts: Decimal, response: Decimal
 ) -> None:
     component = b.decode_work("rollout", f"{label} generation (decode)", model, tokens)
     cap = b.p.number("max_response_tokens", positive=True)
@@ -170,7 +241,6 @@ def _generation(
             "(the mean cannot exceed the cap)"
         )
     b.note("max_response_tokens", num(cap), "params.max_response_tokens")
-    per_rollout = b.multiplier("steps_per_rollout", "one optimizer step per rollout batch")
     speed = sequence_decode_speed(b, model)
     if b.est.gpus is None:
         b.missing(
@@ -180,31 +250,66 @@ def _generation(
     if speed is None:
         return
     with localcontext(ARITHMETIC):
-        rollouts = steps / per_rollout
         hours = rollouts * cap / speed / HOUR * b.est.gpus
-    bound = (
-        f"straggler bound {num(rollouts)} rollouts x {num(cap)} tokens / {speed.quantize(Decimal('0.1')):f} "
+    longest = (
+        f"longest sample {num(rollouts)} rollouts x {num(cap)} tokens / {speed.quantize(Decimal('0.1')):f} "
         f"tok/s / 3600 s x {b.est.gpus} GPUs = {hours_text(hours)} GPU-h"
     )
-    _take_larger(b, component, hours, bound)
+    _add_longest_sample(b, component, hours, longest)
 
 
-def _take_larger(b: Builder, component: Component, straggler: Decimal, bound: str) -> None:
-    throughput = component.gpu_hours
-    if throughput is not None and throughput >= straggler:
-        component.formula += f"; {bound} (throughput-bound larger: used)"
+def _weight_sync(b: Builder, model: Model, label: str, rollouts: Decimal) -> None:
+    """Each rollout starts from new weights: the trainer's copy is sent to the rollout engines, GPUs held."""
+    if b.est.gpus is None:
         b.note(
-            "straggler_bound", hours_text(straggler) + " GPU-h", "below the throughput-bound hours: not used"
+            "weight_sync",
+            "not counted",
+            "set gpus: every GPU waits while the new weights reach the rollout engine before each rollout",
         )
         return
-    component.gpu_hours = straggler
-    component.rate = "longest sample (straggler)"
-    component.formula += f"; {bound} (larger: used)"
+    with localcontext(ARITHMETIC):
+        weights_gb = BYTES_PER_PARAM * model.total_b
+        seconds = weights_gb / SYNC_GB_PER_S
+        hours = rollouts * seconds / HOUR * b.est.gpus
+    b.note("weight_sync_gb_per_s", f"{SYNC_GB_PER_S.quantize(Decimal('0.1')):f}", SYNC_SOURCE)
+    b.est.components.append(
+        Component(
+            "rollout",
+            f"{label} weight sync to the rollout engine",
+            params_b=model.total_b,
+            rate=f"{SYNC_GB_PER_S.quantize(Decimal('0.1')):f} GB/s",
+            gpu_hours=hours,
+            formula=(
+                f"{num(rollouts)} rollouts x {num(weights_gb)} GB of BF16 weights / "
+                f"{SYNC_GB_PER_S.quantize(Decimal('0.1')):f} GB/s / 3600 s x {b.est.gpus} GPUs = "
+                f"{hours_text(hours)} GPU-h"
+            ),
+            source="steps / steps_per_rollout; 2 bytes x model_params_b; " + SYNC_SOURCE,
+        )
+    )
+
+
+def _add_longest_sample(b: Builder, component: Component, longest: Decimal, formula: str) -> None:
+    """A synchronous rollout's decode steps: as many as its longest sample, each carrying every sequence.
+
+    A decode step's time is the weights' load plus each live sequence's own work (KV-cache reads and
+    FLOPs): the rollout takes (longest sample's steps x weight-bound step) + (every token's share at the
+    throughput rate), on all GPUs held. The throughput hours alone miss the weight-bound steps of the
+    tail; the longest sample alone misses the other sequences slowing every step it runs in.
+    """
+    throughput = component.gpu_hours or Decimal(0)
+    with localcontext(ARITHMETIC):
+        component.gpu_hours = throughput + longest
+    component.rate = "longest sample + throughput"
+    component.formula += f"; + {formula} = {hours_text(component.gpu_hours)} GPU-h"
     component.source += "; a synchronous rollout waits for its longest sample"
     b.note(
         "straggler_bound",
-        hours_text(straggler) + " GPU-h",
-        f"used: above the throughput-bound {sci(throughput)}",
+        f"{hours_text(longest)} GPU-h added to the throughput-bound {hours_text(throughput)}",
+        "a synchronous rollout runs as many decode steps as its longest sample, every GPU held; each step "
+        "costs the weights' load plus every live sequence's KV-cache reads and FLOPs (Pope et al. 2022, "
+        "'Efficiently Scaling Transformer Inference', arXiv:2211.05102, sec. 2), so the throughput hours "
+        "and the longest sample's weight-bound steps add",
     )
 
 

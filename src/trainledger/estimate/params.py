@@ -66,7 +66,22 @@ PARAMS: tuple[Param, ...] = (
         "SFT/DPO samples (packed sequences) per step: utilisation check",
     ),
     Param(
-        "max_seq_len", "tokens", "avg_tokens_per_sample", "packed sequence length: SFT/DPO attention context"
+        "max_seq_len",
+        "tokens",
+        "avg_tokens_per_sample",
+        "packed sequence length (SFT/DPO attention context); with packing false, the cut",
+    ),
+    Param(
+        "packing",
+        "true / false",
+        "true",
+        "false pads each batch to its longest sample: FLOPs on the padded length, not the mean",
+    ),
+    Param(
+        "micro_batch_size",
+        "samples",
+        "batch_size / gpus",
+        "samples padded together on one GPU (per_device_train_batch_size), packing false",
     ),
     Param("steps", "optimizer steps", "required for rl, opd", "policy / student optimizer steps"),
     Param("rollout_prompts", "prompts / step", "required for rl, opd", "prompts per optimizer step"),
@@ -164,8 +179,8 @@ class Params:
             raise InputError(f"{self.where}: params.{name}: expected a whole number, got {self.raw[name]!r}")
         return int(value)
 
-    def flag(self, name: str) -> bool:
-        value = self.raw.get(name, False)
+    def flag(self, name: str, default: bool = False) -> bool:
+        value = self.raw.get(name, default)
         if not isinstance(value, bool):
             raise InputError(f"{self.where}: params.{name}: expected true or false, got {value!r}")
         return value
@@ -192,9 +207,9 @@ class Params:
         for p in PARAMS:
             if p.unit in ("name",):
                 self.text(p.name)
-            elif p.name == "activation_recompute":
+            elif p.name in ("activation_recompute", "packing"):
                 self.flag(p.name)
-            elif p.name in ("gpus", "num_layers", "hidden_size", "lora_rank"):
+            elif p.name in ("gpus", "num_layers", "hidden_size", "lora_rank", "micro_batch_size"):
                 self.whole(p.name)
             elif p.unit not in ("fractions", "list", "money or {phase: money}"):
                 self.number(p.name, positive=p.name in POSITIVE)
