@@ -2,55 +2,74 @@
 
 from __future__ import annotations
 
+import csv
+import io
+from decimal import Decimal
+
 import pytest
 
+from focus_files import write_focus
 from trainledger.attribution.categories import Categorizer
 from trainledger.core.config import CategoriesConfig
 from trainledger.core.errors import ConfigError
 
-# (service name, usage type or GCP SKU description, category). AWS names from CUR `product_name` and
-# `line_item_usage_type`; GCP from the billing export's service.description and sku.description.
+# (provider, service name, usage type or GCP SKU description, category). AWS names from CUR `product_name`
+# and `line_item_usage_type`; GCP from the billing export's service.description and sku.description.
 CASES = [
-    ("Amazon Elastic Compute Cloud", "BoxUsage:p5.48xlarge", "compute"),
-    ("Amazon Elastic Compute Cloud", "USE2-SpotUsage:p4d.24xlarge", "compute"),
-    ("Amazon Elastic Compute Cloud", "EBS:VolumeUsage.gp3", "storage"),
-    ("Amazon Elastic Compute Cloud", "USE1-EBS:SnapshotUsage", "storage"),
-    ("Amazon Elastic Compute Cloud", "DataTransfer-Out-Bytes", "network"),
-    ("Amazon Elastic Compute Cloud", "USE1-NatGateway-Bytes", "network"),
-    ("Amazon Simple Storage Service", "TimedStorage-ByteHrs", "storage"),
-    ("Amazon Simple Storage Service", "Requests-Tier1", "storage"),
-    ("Amazon Simple Storage Service", "USE1-USW2-AWS-Out-Bytes", "network"),
-    ("Savings Plans for AWS Compute usage", "ComputeSP:1yrNoUpfront", "compute"),
-    ("Amazon SageMaker", "USE1-Train:ml.p4d.24xlarge", "compute"),
-    ("Amazon SageMaker Ground Truth", "USE1-LabelingWorkforce", "data"),
-    ("AmazonCloudWatch", "CAN1-TimedStorage-ByteHrs", "ops"),
-    ("AmazonCloudWatch", "USE1-DataProcessing-Bytes", "ops"),
-    ("AWS Support (Business)", None, "ops"),
-    ("AWS Glue", "USE1-Catalog-Request", "data"),
-    ("Amazon Elastic File System", "USE2-TimedStorage-ByteHrs", "storage"),
-    ("Compute Engine", "Nvidia H100 80GB GPU running in Americas", "compute"),
-    ("Compute Engine", "A3 Instance Core running in Americas", "compute"),
-    ("Compute Engine", "Storage PD Capacity", "storage"),
-    ("Compute Engine", "SSD backed PD Capacity in Belgium", "storage"),
-    ("Compute Engine", "Storage PD Snapshot in Frankfurt", "storage"),
-    ("Compute Engine", "Hyperdisk Balanced Capacity", "storage"),
-    ("Compute Engine", "Network Internet Egress from Americas to Americas", "network"),
-    ("Compute Engine", "Network Inter Zone Egress", "network"),
-    ("Cloud Storage", "Standard Storage US Multi-region", "storage"),
-    ("Cloud Storage", "Download Worldwide Destinations (excluding Asia & Australia)", "network"),
-    ("Vertex AI", "Vertex AI: Training on A100 GPU", "compute"),
-    ("BigQuery", "Analysis", "data"),
-    ("Cloud Logging", "Log Volume", "ops"),
+    ("aws", "Amazon Elastic Compute Cloud", "BoxUsage:p5.48xlarge", "compute"),
+    ("aws", "Amazon Elastic Compute Cloud", "USE2-SpotUsage:p4d.24xlarge", "compute"),
+    ("aws", "Amazon Elastic Compute Cloud", "EBS:VolumeUsage.gp3", "storage"),
+    ("aws", "Amazon Elastic Compute Cloud", "USE1-EBS:SnapshotUsage", "storage"),
+    ("aws", "Amazon Elastic Compute Cloud", "DataTransfer-Out-Bytes", "network"),
+    ("aws", "Amazon Elastic Compute Cloud", "USE1-NatGateway-Bytes", "network"),
+    ("aws", "Amazon Simple Storage Service", "TimedStorage-ByteHrs", "storage"),
+    ("aws", "Amazon Simple Storage Service", "Requests-Tier1", "storage"),
+    ("aws", "Amazon Simple Storage Service", "USE1-USW2-AWS-Out-Bytes", "network"),
+    ("aws", "Savings Plans for AWS Compute usage", "ComputeSP:1yrNoUpfront", "compute"),
+    ("aws", "Amazon SageMaker", "USE1-Train:ml.p4d.24xlarge", "compute"),
+    ("aws", "Amazon SageMaker Ground Truth", "USE1-LabelingWorkforce", "data"),
+    ("aws", "AmazonCloudWatch", "CAN1-TimedStorage-ByteHrs", "ops"),
+    ("aws", "AmazonCloudWatch", "USE1-DataProcessing-Bytes", "ops"),
+    ("aws", "AWS Support (Business)", None, "ops"),
+    ("aws", "AWS Glue", "USE1-Catalog-Request", "data"),
+    ("aws", "Amazon Elastic File System", "USE2-TimedStorage-ByteHrs", "storage"),
+    ("gcp", "Compute Engine", "Nvidia H100 80GB GPU running in Americas", "compute"),
+    ("gcp", "Compute Engine", "A3 Instance Core running in Americas", "compute"),
+    ("gcp", "Compute Engine", "Storage PD Capacity", "storage"),
+    ("gcp", "Compute Engine", "SSD backed PD Capacity in Belgium", "storage"),
+    ("gcp", "Compute Engine", "Storage PD Snapshot in Frankfurt", "storage"),
+    ("gcp", "Compute Engine", "Hyperdisk Balanced Capacity", "storage"),
+    ("gcp", "Compute Engine", "Network Internet Egress from Americas to Americas", "network"),
+    ("gcp", "Compute Engine", "Network Inter Zone Egress", "network"),
+    ("gcp", "Cloud Storage", "Standard Storage US Multi-region", "storage"),
+    ("gcp", "Cloud Storage", "Download Worldwide Destinations (excluding Asia & Australia)", "network"),
+    ("gcp", "Vertex AI", "Vertex AI: Training on A100 GPU", "compute"),
+    ("gcp", "BigQuery", "Analysis", "data"),
+    ("gcp", "Cloud Logging", "Log Volume", "ops"),
 ]
 
 
-@pytest.mark.parametrize(("service", "usage", "category"), CASES)
-def test_default_mapping(service: str, usage: str | None, category: str) -> None:
-    assert Categorizer(CategoriesConfig()).categorize(service, usage) == (category, True)
+@pytest.mark.parametrize(("provider", "service", "usage", "category"), CASES)
+def test_default_mapping(provider: str, service: str, usage: str | None, category: str) -> None:
+    categorizer = Categorizer(CategoriesConfig())
+    assert categorizer.categorize(service, usage, provider=provider) == (category, True)
+    # A bill that names no provider the table knows is read with every provider's rules.
+    assert categorizer.categorize(service, usage) == (category, True)
+
+
+def test_a_providers_rules_are_its_own() -> None:
+    """GCP's SKU words say nothing of another provider's bill: an Azure row named like them is unknown."""
+    categorizer = Categorizer(CategoriesConfig())
+    assert categorizer.categorize("Cloud Storage", "Standard Storage US", provider="gcp") == ("storage", True)
+    assert categorizer.categorize("Cloud Storage", "Standard Storage US", provider="azure") == (
+        "other",
+        False,
+    )
 
 
 def test_unknown_service_is_other_and_flagged() -> None:
-    assert Categorizer(CategoriesConfig()).categorize("Amazon Simple Queue Service", "Requests-Tier1") == (
+    categorizer = Categorizer(CategoriesConfig())
+    assert categorizer.categorize("Amazon Simple Queue Service", "Requests-Tier1", provider="aws") == (
         "other",
         False,
     )
@@ -82,12 +101,6 @@ def test_a_focus_files_service_category_places_services_the_rules_do_not_know(ru
     were `other`); their ServiceCategory says Compute and Storage. `[categories] service_categories`
     overrides the mapping (Databases -> storage here); a category that says nothing (Other) falls back to
     the rules."""
-    import csv
-    import io
-    from decimal import Decimal
-
-    from focus_files import write_focus
-
     azure = {
         "ProviderName": "Microsoft",
         "BillingAccountId": "ba-0001",

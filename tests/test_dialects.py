@@ -31,6 +31,9 @@ def test_every_query_transpiles_to_spark_without_a_duckdb_construct_left(name: s
     body = "\n".join(line for line in text.splitlines() if not line.startswith("--"))
     assert "NOT TRANSLATED" not in text, text
     assert not DUCKDB_ONLY.search(body), DUCKDB_ONLY.search(body)
+    if not body.strip():  # a file that only defines a macro (schema/provider_id): expanded where called
+        assert "expanded in place where a query calls it" in text, text
+        return
     sqlglot.parse_one(body, read="spark")  # Spark's dialect reads back what was written for it
 
 

@@ -82,6 +82,21 @@ def test_every_allocation_and_every_output_is_the_same_on_spark(engines: dict[st
     ).read_bytes()
 
 
+def test_the_provider_table_reaches_spark(engines: dict[str, Project]) -> None:
+    """A statement over the allocations that reads the provider table (as the FOCUS export does for
+    ProviderName) runs on Spark, the table going up with the other small tables, and reads as on DuckDB."""
+    sql = (
+        "SELECT a.provider, p.focus_name, count(*) AS shares FROM allocations a "
+        "LEFT JOIN providers p ON p.provider = a.provider GROUP BY a.provider, p.focus_name ORDER BY a.provider"
+    )
+    got = {}
+    for engine, project in engines.items():
+        with open_warehouse(config_module.load(str(project.config)), write=False) as con:
+            got[engine] = [tuple(row) for row in con.execute(sql).fetchall()]
+    assert got["spark"] == got["duckdb"]
+    assert [row[:2] for row in got["duckdb"]] == [("aws", "AWS"), ("manual", None)]
+
+
 def test_proportional_shared_cost_is_spread_identically(engines: dict[str, Project]) -> None:
     for project in engines.values():
         project.write_config(

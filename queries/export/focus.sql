@@ -10,6 +10,8 @@
 -- as FOCUS 1.2 models it, a Purchase row (BilledCost, EffectiveCost 0) and a Usage row with
 -- CommitmentDiscountStatus "Unused" (BilledCost 0, the EffectiveCost).
 -- InvoiceId is the bill's (NULL where the charge is on no invoice yet, or the bill gives none).
+-- ProviderName, PublisherName and InvoiceIssuerName are the provider's FOCUS name from the session's provider
+-- table (schema/providers: azure is Microsoft), the provider id where the table has none (manual).
 -- ContractedCost is ListCost (no negotiated prices are known); credits, and taxes without a list cost,
 -- carry their BilledCost as ListCost and ContractedCost (FOCUS 1.2: a charge unrelated to others).
 -- ServiceCategory / ServiceSubcategory are one per ServiceName: the category (FOCUS value, else from the
@@ -110,8 +112,7 @@ described AS (
         END AS list_or_billed,
         sc.category AS service_category_focus,
         coalesce(ss.subcategory, 'Other (' || sc.category || ')') AS service_subcategory_focus,
-        CASE p.provider WHEN 'aws' THEN 'AWS' WHEN 'gcp' THEN 'Google Cloud' WHEN 'openai' THEN 'OpenAI'
-                        WHEN 'anthropic' THEN 'Anthropic' ELSE p.provider END AS provider_name,
+        coalesce(pn.focus_name, p.provider) AS provider_name,
         -- FOCUS Unit Format, step 1: time units spelled out and plural after a '-' (GB-Mo -> GB-Months,
         -- DPU-Hour -> DPU-Hours), '<n>K-<unit>' as '<n> KiB <unit>'; step 2 in `focus` below.
         CASE
@@ -129,6 +130,7 @@ described AS (
     FROM parts p
     JOIN service_categories sc USING (service)
     LEFT JOIN service_subcategories ss USING (service)
+    LEFT JOIN providers pn ON pn.provider = p.provider
 ),
 focus AS (
     -- FOCUS Unit Format, step 2: '<unit>-<time units>' wants one unit before the '-', so the words of a

@@ -1,7 +1,8 @@
 -- Normalise FOCUS 1.x rows (view focus_raw_full, text or typed) into charges.
 -- Grain: one row per FOCUS row. Parameters: $source (source name).
 -- Costs are cast from their text to DECIMAL(38, 12): no float on the way. EffectiveCost and ListCost
--- default to BilledCost where a file leaves them empty.
+-- default to BilledCost where a file leaves them empty. The provider is the provider table's id for the
+-- file's ProviderName (schema/provider_id: Microsoft is azure), 'focus' where the file names none.
 WITH typed AS (
     SELECT
         *,
@@ -12,11 +13,7 @@ WITH typed AS (
 )
 SELECT
     $source AS source,
-    CASE
-        WHEN lower(ProviderName) IN ('aws', 'amazon web services') THEN 'aws'
-        WHEN lower(ProviderName) IN ('google cloud', 'gcp', 'google') THEN 'gcp'
-        ELSE coalesce(lower(ProviderName), 'focus')
-    END AS provider,
+    coalesce(provider_id(ProviderName), 'focus') AS provider,
     strftime(bp_start, '%Y-%m') AS billing_period,
     bp_start AS billing_period_start,
     bp_end AS billing_period_end,

@@ -69,7 +69,7 @@ def refresh_categories(con: Connection, config: Config) -> int:
         category, known = (
             (usage, True)
             if provider == "manual"
-            else categorizer.categorize(service, usage, service_category)
+            else categorizer.categorize(service, usage, service_category, provider)
         )
         found.append(
             {

@@ -1,22 +1,23 @@
 """Cost categories (SPEC §4) from service and usage type: rules as data, overridable in config.
 
 A rule is ``(service fragment, usage-type fragment, category)``; both fragments are lowercase substrings
-("" matches anything) and the first rule that matches wins. Order matters: observability services come
-first (CloudWatch bills log storage as ``TimedStorage-ByteHrs``), then usage types (EC2 bills EBS and data
-transfer under its own service name; GCP bills GPUs, disks and egress under "Compute Engine"), then
-services. The ``[categories]`` overrides come before all of these, and a FOCUS file's own
-``ServiceCategory`` (Compute, Storage, Networking, Databases, ...) right after them: a provider knows its
-services better than name rules do (Azure's "Virtual Machines", "Storage Accounts").
+("" matches anything) and the first rule that matches wins. The rules are the provider table's
+(``core/providers.py``): each provider's for its own charges, and the shared ones for every charge. Order
+matters: observability services come first (CloudWatch bills log storage as ``TimedStorage-ByteHrs``), then
+usage types (EC2 bills EBS and data transfer under its own service name; GCP bills GPUs, disks and egress
+under "Compute Engine"), then services. The ``[categories]`` overrides come before all of these, and a FOCUS
+file's own ``ServiceCategory`` (Compute, Storage, Networking, Databases, ...) right after them: a provider
+knows its services better than name rules do (Azure's "Virtual Machines", "Storage Accounts").
 """
 
 from __future__ import annotations
 
+from trainledger.core import providers
 from trainledger.core.config import CategoriesConfig
 from trainledger.core.errors import ConfigError
+from trainledger.core.providers import Rule
 
 CATEGORIES = ("compute", "storage", "network", "data", "ops", "other")
-
-Rule = tuple[str, str, str]
 
 # FOCUS 1.2 ServiceCategory values -> cost category; the others (Business Applications, Integration, Web,
 # Other, ...) say nothing about the kind of cost and fall through to the rules. `[categories]
@@ -34,93 +35,32 @@ DEFAULT_SERVICE_CATEGORIES: dict[str, str] = {
     "Developer Tools": "ops",
 }
 
-DEFAULT_RULES: tuple[Rule, ...] = (
-    # Observability, security and support services, whatever their usage types say.
-    ("cloudwatch", "", "ops"),
-    ("cloudtrail", "", "ops"),
-    ("cloud logging", "", "ops"),
-    ("cloud monitoring", "", "ops"),
-    ("support", "", "ops"),
-    ("aws config", "", "ops"),
-    ("key management service", "", "ops"),
-    ("secrets manager", "", "ops"),
-    # Network by usage type: AWS `DataTransfer-Out-Bytes`, `USE1-USW2-AWS-Out-Bytes`, `NatGateway-Bytes`;
-    # GCP `Network Internet Egress from Americas to Americas`, Cloud Storage `Download Worldwide ...`.
-    ("", "datatransfer", "network"),
-    ("", "-out-bytes", "network"),
-    ("", "-in-bytes", "network"),
-    ("", "natgateway", "network"),
-    ("", "loadbalancer", "network"),
-    ("", "egress", "network"),
-    ("", "network", "network"),
-    ("cloud storage", "download", "network"),
-    ("", "static ip", "network"),
-    # Storage by usage type: AWS `EBS:VolumeUsage.gp3`, `EBS:SnapshotUsage`, S3/EFS `TimedStorage-ByteHrs`;
-    # GCP `Storage PD Capacity`, `SSD backed PD Capacity`, `Storage PD Snapshot`, `Hyperdisk ... Capacity`.
-    ("", "ebs:", "storage"),
-    # SageMaker training / HyperPod volumes: `USE1-Train:VolumeUsage.gp2`, `USE1-Cluster:VolumeUsage.gp2`.
-    ("", "volumeusage", "storage"),
-    ("", "snapshotusage", "storage"),
-    ("", "timedstorage", "storage"),
-    ("", "pd capacity", "storage"),
-    ("", "storage pd", "storage"),
-    ("", "pd snapshot", "storage"),
-    ("", "hyperdisk", "storage"),
-    ("", "storage image", "storage"),
-    ("", "local storage", "storage"),
-    # Compute by usage type: AWS `BoxUsage:p5.48xlarge`, `SpotUsage:...`; GCP `Nvidia H100 80GB GPU running
-    # in ...`, `A3 Instance Core running in ...`, TPU SKUs.
-    ("", "boxusage", "compute"),
-    ("", "spotusage", "compute"),
-    ("", "dedicatedusage", "compute"),
-    # Reserved capacity: EC2 Capacity Block fees `USE2-CapacityBlockFee:p5.48xlarge`, unused On-Demand
-    # Capacity Reservation hours `UnusedBox:p5.48xlarge` / `UnusedDed:...`.
-    ("", "capacityblockfee", "compute"),
-    ("", "unusedbox", "compute"),
-    ("", "unusedded", "compute"),
-    ("", "gpu", "compute"),
-    ("", "tpu", "compute"),
-    ("", "instance core", "compute"),
-    ("", "instance ram", "compute"),
-    ("", "labeling", "data"),
-    # Services. Savings Plans / reservations pay for compute (`Savings Plans for AWS Compute usage`).
-    ("savings plan", "", "compute"),
-    ("data transfer", "", "network"),
-    ("cloudfront", "", "network"),
-    ("networking", "", "network"),
-    ("virtual private cloud", "", "network"),
-    ("ground truth", "", "data"),
-    ("data labeling", "", "data"),
-    ("glue", "", "data"),
-    ("athena", "", "data"),
-    ("emr", "", "data"),
-    ("elastic mapreduce", "", "data"),
-    ("bigquery", "", "data"),
-    ("dataflow", "", "data"),
-    ("dataproc", "", "data"),
-    ("kinesis", "", "data"),
-    ("simple storage service", "", "storage"),
-    ("amazons3", "", "storage"),
-    ("s3", "", "storage"),
-    ("cloud storage", "", "storage"),
-    ("elastic file system", "", "storage"),
-    ("fsx", "", "storage"),
-    ("glacier", "", "storage"),
-    ("backup", "", "storage"),
-    ("filestore", "", "storage"),
-    ("artifact registry", "", "storage"),
-    ("elastic compute cloud", "", "compute"),
-    ("amazonec2", "", "compute"),
-    ("ec2", "", "compute"),
-    ("sagemaker", "", "compute"),
-    ("bedrock", "", "compute"),
-    ("compute engine", "", "compute"),
-    ("vertex ai", "", "compute"),
-    ("cloud tpu", "", "compute"),
-    ("kubernetes", "", "compute"),
-    ("batch", "", "compute"),
-    ("lambda", "", "compute"),
-)
+# The kinds of rule, in the order they are tried. Observability and security services first, whatever their
+# usage types say (CloudWatch bills log storage as `TimedStorage-ByteHrs`). Then usage types, which say more
+# than a service's name (EC2 bills EBS and data transfer under its own name; GCP bills GPUs, disks and egress
+# under "Compute Engine"): network, storage, compute, data. Then service names: network, data, storage,
+# compute, so that the work beats the platform it runs on ("Amazon SageMaker Ground Truth" is labelling, a
+# data transfer service is network). Within a kind every rule gives the same category, so a provider's own
+# rules and the shared ones may be tried in any order there.
+_USAGE_KINDS = ("network", "storage", "compute", "data")
+_SERVICE_KINDS = ("network", "data", "storage", "compute")
+
+
+def _kind(rule: Rule) -> int:
+    _, usage, category = rule
+    if not usage and category == "ops":
+        return 0
+    kinds, first = (_USAGE_KINDS, 1) if usage else (_SERVICE_KINDS, 2 + len(_USAGE_KINDS))
+    return first + (kinds.index(category) if category in kinds else len(kinds))
+
+
+def default_rules(provider: str | None) -> tuple[Rule, ...]:
+    """The rules for a provider's charges, in the order they are tried: its own and the shared ones, by
+    kind. A provider the table does not know (an unnamed FOCUS file's) gets every
+    provider's rules: nothing says whose names its bill uses."""
+    known = providers.by_id(provider)
+    own = known.rules if known else tuple(r for p in providers.PROVIDERS for r in p.rules)
+    return tuple(sorted(own + providers.SHARED_RULES, key=_kind))
 
 
 class Categorizer:
@@ -146,11 +86,17 @@ class Categorizer:
             k.strip().lower(): v
             for k, v in {**DEFAULT_SERVICE_CATEGORIES, **config.service_categories}.items()
         }
+        self.rules = {p: default_rules(p) for p in (None, *(p.id for p in providers.PROVIDERS))}
 
     def categorize(
-        self, service_name: str | None, usage_type: str | None, service_category: str | None = None
+        self,
+        service_name: str | None,
+        usage_type: str | None,
+        service_category: str | None = None,
+        provider: str | None = None,
     ) -> tuple[str, bool]:
-        """(category, known); unknown services fall to `other` and are reported by `labels`."""
+        """(category, known) of a provider's charge; unknown services fall to `other` and are reported by
+        `labels`."""
         service = (service_name or "").lower()
         usage = (usage_type or "").lower()
         for service_part, usage_part, category in self.overrides:
@@ -159,7 +105,7 @@ class Categorizer:
         by_focus = self.service_categories.get((service_category or "").strip().lower())
         if by_focus:
             return by_focus, True
-        for service_part, usage_part, category in DEFAULT_RULES:
+        for service_part, usage_part, category in self.rules.get(provider) or self.rules[None]:
             if service_part in service and usage_part in usage:
                 return category, True
         return "other", False

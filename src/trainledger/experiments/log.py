@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from trainledger.attribution.labels import LabelScheme, canonical_value
-from trainledger.core import json_lines
+from trainledger.core import json_lines, providers
 from trainledger.core.config import Config
 from trainledger.core.errors import InputError, SourceError
 from trainledger.core.reporter import Reporter
@@ -43,7 +43,7 @@ MAX_WEIGHT = 2**31 - 1  # a resource's gpus or weight is kept as a 32-bit INTEGE
 @dataclass
 class Window:
     phase: str | None
-    provider: str | None
+    provider: str | None  # the provider table's id (core/providers.py): "Azure" and "Microsoft" are azure
     resource_id: str
     gpus: int
     started_at: datetime
@@ -295,10 +295,11 @@ def build(where: str, record: dict[str, Any], scheme: LabelScheme) -> Experiment
                 raise InputError(
                     f"{rwhere}: field {field}: expected a whole number from 0 to {MAX_WEIGHT}, got {gpus!r}"
                 )
+            provider = resource.get("provider")
             experiment.windows.append(
                 Window(
                     phase_name,
-                    resource.get("provider"),
+                    None if provider is None else providers.provider_id(str(provider)),
                     str(resource["resource_id"]).strip(),
                     gpus,
                     p_start,

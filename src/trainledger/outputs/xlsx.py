@@ -20,7 +20,7 @@ from trainledger.core.files import safe_text
 
 NOTES = {
     "billing_period": "The invoice month (YYYY-MM) the charge was billed in.",
-    "provider": "Cloud or ledger the charge came from: aws, gcp, or manual (off-cloud ledger).",
+    "provider": "Cloud or ledger the charge came from: aws, gcp, azure, oci, ... or manual (off-cloud ledger).",
     "billing_account_id": "The account the invoice is issued to (AWS payer account, GCP billing account).",
     "sub_account_id": "The account that used the resource (AWS linked account, GCP project).",
     "project": "The training project the cost was attributed to (empty when none).",

@@ -14,7 +14,7 @@ from typing import Any, TypeVar, cast
 
 import duckdb
 
-from trainledger.core import queries
+from trainledger.core import providers, queries
 from trainledger.core.config import Config
 from trainledger.core.errors import NotFound, TrainledgerError, WarehouseBusy, WarehouseFault
 from trainledger.warehouse import schema
@@ -137,9 +137,13 @@ def progress_bar() -> bool:
 
 
 def _session(con: Connection) -> None:
-    """UTC for every time without a zone; the progress bar only at a terminal."""
+    """UTC for every time without a zone; the progress bar only at a terminal; the provider table
+    (core/providers.py) as the session's temporary tables and its macro provider_id, which the SQL reads."""
     con.execute("SET TimeZone = 'UTC'")
     con.execute(f"SET enable_progress_bar = {str(progress_bar()).lower()}")
+    con.execute(queries.load("schema/providers"), providers.provider_rows())
+    con.execute(queries.load("schema/provider_aliases"), providers.alias_rows())
+    con.execute(queries.load("schema/provider_id"))
 
 
 @contextmanager

@@ -92,11 +92,16 @@ def _body(text: str) -> str:
     return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("--")).strip()
 
 
+# The files that define DuckDB's scalar macros: the warehouse's, and the session's provider_id.
+MACRO_FILES = ("schema/warehouse", "schema/provider_id")
+
+
 @cache
 def duckdb_macros() -> dict[str, Macro]:
-    """The scalar macros of ``schema/warehouse.sql``, by name."""
+    """The scalar macros of ``MACRO_FILES``, by name."""
     found: dict[str, Macro] = {}
-    for statement in sqlglot.parse(queries.load("schema/warehouse"), read="duckdb"):
+    statements = (s for name in MACRO_FILES for s in sqlglot.parse(queries.load(name), read="duckdb"))
+    for statement in statements:
         if isinstance(statement, exp.Create) and str(statement.args.get("kind")).upper() == "MACRO":
             function = statement.this
             params = tuple(p.name for p in function.expressions)

@@ -1,12 +1,13 @@
 """What each step of a run was computed from, as fingerprints, so that a run on unchanged inputs skips it.
 
 A fingerprint is a sha256 of everything a step's result depends on. The experiment log's: the log's
-content (hashed before parsing), the label and estimator config and the price catalog. Attribution's:
-that, the version and row count of every ingested source period, the inventory's tags, the label,
-category and allocation config, and trainledger's version and attribution SQL. An export's: attribution's
-and the export's format and file. Table ``step_inputs`` keeps the fingerprint of the last complete run of
-each step and what it produced, written in the step's own transaction: a rolled-back run leaves the
-previous one, and any change of input gives a new fingerprint, so the step runs again.
+content (hashed before parsing), the label and estimator config, the price catalog and the provider table.
+Attribution's: that, the version and row count of every ingested source period, the inventory's tags, the
+label, category and allocation config, the provider table (its category rules), and trainledger's version
+and attribution SQL. An export's: attribution's and the export's format and file. Table ``step_inputs``
+keeps the fingerprint of the last complete run of each step and what it produced, written in the step's
+own transaction: a rolled-back run leaves the previous one, and any change of input gives a new
+fingerprint, so the step runs again.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from trainledger import __version__
-from trainledger.core import queries
+from trainledger.core import providers, queries
 from trainledger.core.config import Config
 from trainledger.warehouse.connection import Connection, run
 
@@ -55,6 +56,7 @@ def experiments_fingerprint(con: Connection, config: Config, log_digest: str | N
         config.labels.model_dump(mode="json"),
         config.estimator.model_dump(mode="json"),
         prices,
+        providers.as_data(),
     )
 
 
@@ -71,6 +73,7 @@ def attribution_fingerprint(con: Connection, config: Config, experiments: str) -
         experiments,
         config.labels.model_dump(mode="json"),
         config.categories.model_dump(mode="json"),
+        providers.as_data(),
         config.allocation.model_dump(mode="json"),
         [r.model_dump(mode="json") for r in config.reservations],
         ingested,
