@@ -49,7 +49,29 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("provider", "service", "usage", "category"), CASES)
+# EKS and ECS split cost allocation rows and Fargate restate their node's (or task's) compute: a GPU pod's
+# cost is compute whatever service the row names. Usage types as AWS bills them: EKS pods
+# `<region>-EKS-EC2-vCPU-Hours` / `-EKS-EC2-GB-Hours` (the published CUR queries over split cost allocation
+# data select them as `line_item_usage_type LIKE '%EKS-EC2-vCPU-Hours'`); ECS tasks on EC2
+# `USE1-ECS-EC2-vCPU-Hours` (AWS Price List, AmazonECS "Compute Metering") and `APN1-ECS-EC2-GB-Hours` (Cost
+# Explorer); Fargate `USW2-Fargate-vCPU-Hours:perCPU`, `USW2-Fargate-GB-Hours`, `USE1-Fargate-ARM-GB-Hours`,
+# `USW2-Fargate-EphemeralStorage-GB-Hours` (AWS Price List, AmazonECS).
+SPLIT_COST_CASES = [
+    ("aws", "Amazon Elastic Kubernetes Service", "USE1-EKS-EC2-vCPU-Hours", "compute"),
+    ("aws", "Amazon Elastic Kubernetes Service", "USE1-EKS-EC2-GB-Hours", "compute"),
+    ("aws", "AmazonEKS", "USE1-EKS-EC2-GB-Hours", "compute"),  # legacy CUR without a product name
+    ("aws", "Amazon Elastic Container Service", "USE1-ECS-EC2-vCPU-Hours", "compute"),
+    ("aws", "Amazon Elastic Container Service", "APN1-ECS-EC2-GB-Hours", "compute"),
+    ("aws", "AmazonECS", "APN1-ECS-EC2-GB-Hours", "compute"),
+    ("aws", "Amazon Elastic Container Service", "USW2-Fargate-vCPU-Hours:perCPU", "compute"),
+    ("aws", "Amazon Elastic Container Service", "USW2-Fargate-GB-Hours", "compute"),
+    ("aws", "Amazon Elastic Container Service", "USE1-Fargate-ARM-GB-Hours", "compute"),
+    ("aws", "Amazon Elastic Container Service", "USW2-Fargate-EphemeralStorage-GB-Hours", "storage"),
+    ("aws", "Amazon Elastic Container Service", "USW2-DataTransfer-Out-Bytes", "network"),
+]
+
+
+@pytest.mark.parametrize(("provider", "service", "usage", "category"), CASES + SPLIT_COST_CASES)
 def test_default_mapping(provider: str, service: str, usage: str | None, category: str) -> None:
     categorizer = Categorizer(CategoriesConfig())
     assert categorizer.categorize(service, usage, provider=provider) == (category, True)
@@ -144,3 +166,33 @@ def test_a_focus_files_service_category_places_services_the_rules_do_not_know(ru
 def test_a_service_category_override_must_name_a_category() -> None:
     with pytest.raises(ConfigError, match=r"\[categories\] service_categories: 'Databases' = 'db' is not a"):
         Categorizer(CategoriesConfig(service_categories={"Databases": "db"}))
+
+
+def test_container_rows_of_an_aws_focus_export_are_compute(run, project) -> None:
+    """AWS's FOCUS export files ECS under ServiceCategory "Other" (as in the FinOps Foundation's FOCUS
+    sample), which says nothing: the usage types do. Tasks on EC2 and Fargate tasks are compute, their
+    data transfer network. Before, the tasks' cost left compute for `other`."""
+    ecs = {
+        "ProviderName": "AWS",
+        "ServiceName": "Amazon Elastic Container Service",
+        "ServiceCategory": "Other",
+    }
+    write_focus(
+        project.root / "bill.csv",
+        [
+            {**ecs, "x_UsageType": "USE1-ECS-EC2-vCPU-Hours", "BilledCost": "3.20"},
+            {**ecs, "x_UsageType": "USE1-ECS-EC2-GB-Hours", "BilledCost": "0.35"},
+            {**ecs, "x_UsageType": "USW2-Fargate-vCPU-Hours:perCPU", "BilledCost": "0.04048"},
+            {**ecs, "x_UsageType": "USW2-Fargate-GB-Hours", "BilledCost": "0.004445"},
+            {**ecs, "x_UsageType": "USW2-DataTransfer-Out-Bytes", "BilledCost": "0.09"},
+        ],
+    )
+    project.write_config('[[sources]]\nname = "bill"\nkind = "focus"\nuri = "bill.csv"\n')
+    assert run("nightly").exit_code == 0
+    result = run("report", "--by", "category", "--format", "csv")
+    assert result.exit_code == 0, result.stderr
+    got = {
+        r["cost_category"]: Decimal(r["effective_cost"]) for r in csv.DictReader(io.StringIO(result.stdout))
+    }
+    # 3.20 + 0.35 + 0.04048 + 0.004445
+    assert got == {"compute": Decimal("3.594925"), "network": Decimal("0.09")}

@@ -27,7 +27,8 @@ from trainledger.core.reporter import Silent
     ],
 )
 def test_sagemaker_usage_types(usage_type: str, category: str) -> None:
-    assert Categorizer(CategoriesConfig()).categorize("Amazon SageMaker", usage_type) == (category, True)
+    categorizer = Categorizer(CategoriesConfig())
+    assert categorizer.categorize("Amazon SageMaker", usage_type, provider="aws") == (category, True)
 
 
 def test_a_training_job_tag_is_the_experiment() -> None:

@@ -60,11 +60,13 @@ AWS = Provider(
         ("", "natgateway", "network"),
         ("", "loadbalancer", "network"),
         # Storage by usage type: `EBS:VolumeUsage.gp3`, `EBS:SnapshotUsage`, S3/EFS `TimedStorage-ByteHrs`;
-        # SageMaker training / HyperPod volumes `USE1-Train:VolumeUsage.gp2`, `USE1-Cluster:VolumeUsage.gp2`.
+        # SageMaker training / HyperPod volumes `USE1-Train:VolumeUsage.gp2`, `USE1-Cluster:VolumeUsage.gp2`;
+        # Fargate storage above the 20 GB a task gets `USE1-Fargate-EphemeralStorage-GB-Hours`.
         ("", "ebs:", "storage"),
         ("", "volumeusage", "storage"),
         ("", "snapshotusage", "storage"),
         ("", "timedstorage", "storage"),
+        ("", "ephemeralstorage", "storage"),
         # Compute by usage type: `BoxUsage:p5.48xlarge`, `SpotUsage:...`; EC2 Capacity Block fees
         # `USE2-CapacityBlockFee:p5.48xlarge`, unused On-Demand Capacity Reservation hours
         # `UnusedBox:p5.48xlarge` / `UnusedDed:...`.
@@ -74,6 +76,15 @@ AWS = Provider(
         ("", "capacityblockfee", "compute"),
         ("", "unusedbox", "compute"),
         ("", "unusedded", "compute"),
+        # Split cost allocation data: a pod's or task's rows restate its node's instance cost (CUR "Split
+        # line item details"), whatever service the row names: EKS pods `USE1-EKS-EC2-vCPU-Hours`,
+        # `USE1-EKS-EC2-GB-Hours` and any other resource of the family (the name of the accelerator rows
+        # added in 2025 was not found documented); ECS tasks on EC2 `USE1-ECS-EC2-vCPU-Hours`,
+        # `APN1-ECS-EC2-GB-Hours`; Fargate tasks and pods `USE1-Fargate-vCPU-Hours:perCPU`,
+        # `USE1-Fargate-GB-Hours`, `USE1-Fargate-ARM-GB-Hours`.
+        ("", "eks-ec2-", "compute"),
+        ("", "ecs-ec2-", "compute"),
+        ("", "fargate-", "compute"),
         # Services. Savings Plans pay for compute (`Savings Plans for AWS Compute usage`).
         ("savings plan", "", "compute"),
         ("cloudfront", "", "network"),
@@ -92,8 +103,13 @@ AWS = Provider(
         ("elastic compute cloud", "", "compute"),
         ("amazonec2", "", "compute"),
         ("ec2", "", "compute"),
+        # SageMaker: training jobs `USE1-Train:ml.p5.48xlarge`, HyperPod clusters `USE1-Cluster:ml.p5...`
+        # (their volumes are storage by usage type, above).
         ("sagemaker", "", "compute"),
         ("bedrock", "", "compute"),
+        # EKS by its service code, where a bill names no product (`AmazonEKS`); ECS is not: the FOCUS sample
+        # bills data transfer as "Amazon Elastic Container Service" too, so its tasks go by usage type.
+        ("amazoneks", "", "compute"),
         ("lambda", "", "compute"),
     ),
 )
