@@ -5,6 +5,7 @@ the exports name the provider as the table does."""
 from __future__ import annotations
 
 import csv
+import json
 import re
 from decimal import Decimal
 
@@ -45,9 +46,8 @@ def azure_bill(project: Project, log_provider: str) -> None:
         "ended_at": "2026-11-03T10:30:00Z",
         "resources": [{"provider": log_provider, "resource_id": VM, "gpus": 8}],
     }
-    (project.root / "experiments.jsonl").write_text(
-        experiment("exp-az-1", "qwen-coder", "sft", [train]) + "\n", encoding="utf-8"
-    )
+    record = experiment("exp-az-1", "qwen-coder", "sft", [train], ended_at="2026-11-03T10:30:00Z")
+    (project.root / "experiments.jsonl").write_text(record + "\n", encoding="utf-8")
     project.write_config(FOCUS_CONFIG)
 
 
@@ -74,6 +74,18 @@ def test_a_run_logged_on_azure_takes_its_hours_of_a_microsoft_focus_bill(
         ("azure", "time-window", "exp-az-1"): Decimal("18.00"),
         ("azure", "idle", ""): Decimal("30.00"),
     }
+
+
+def test_reconcile_reads_the_azure_runs_billing_from_the_microsoft_bill(run, project: Project) -> None:
+    """Billing is complete through the end of the latest hour its provider billed: the Microsoft bill's
+    12:00, after the run's 10:30 end, so the run is no longer provisional."""
+    azure_bill(project, "azure")
+    assert run("nightly").exit_code == 0
+    result = run("reconcile", "exp-az-1", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert (report["billing_complete_through"], report["provisional"]) == ("2026-11-03T12:00:00Z", False)
+    assert report["totals"]["realized"] == "18.00"
 
 
 def test_a_run_logged_on_another_provider_does_not_take_the_vm(run, project: Project) -> None:
