@@ -22,6 +22,7 @@ from typing import Any
 from trainledger.connectors import api_costs
 from trainledger.connectors.api_costs import Bucket, Cost, Page, expect, optional_text
 from trainledger.connectors.contract import Delivery, Example, Staged
+from trainledger.core import providers
 from trainledger.core.config import Config
 from trainledger.core.config_types import SourceConfig
 from trainledger.core.errors import InputError
@@ -117,7 +118,7 @@ def parse(page: Any, file: str) -> Page:
 
 API = api_costs.Api(
     kind="anthropic-costs",
-    provider="anthropic",
+    provider=providers.ANTHROPIC.id,
     service="Anthropic API",
     resource_type="workspace",
     base_url="https://api.anthropic.com",

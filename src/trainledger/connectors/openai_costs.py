@@ -19,6 +19,7 @@ from typing import Any
 from trainledger.connectors import api_costs
 from trainledger.connectors.api_costs import Bucket, Cost, Page, expect, optional_text
 from trainledger.connectors.contract import Delivery, Example, Staged
+from trainledger.core import providers
 from trainledger.core.config import Config
 from trainledger.core.config_types import SourceConfig
 from trainledger.core.currencies import ISO_4217
@@ -109,7 +110,7 @@ def parse(page: Any, file: str) -> Page:
 
 API = api_costs.Api(
     kind="openai-costs",
-    provider="openai",
+    provider=providers.OPENAI.id,
     service="OpenAI API",
     resource_type="project",
     base_url="https://api.openai.com",
