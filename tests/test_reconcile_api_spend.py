@@ -76,6 +76,8 @@ def test_reconcile_sets_the_judge_estimate_beside_the_api_bill(tmp_path: Path) -
     # Nor is it cloud compute: an API bill bought no GPU hours, so no implied GPU hours come from it.
     rollout = next(c for c in report["assumptions"]["compute"] if c["phase"] == "rollout")
     assert rollout["realized_compute"] is None and rollout["implied_gpu_hours"] is None
+    # The workspace's weight 3 is the run's share of the day, not 3 GPUs: no logged GPU hours from it.
+    assert rollout["logged_gpu_hours"] is None
     text = cli_run(config, "reconcile", "exp-rl")
     judge_line = next(line for line in text.splitlines() if "compute (LLM API)" in line)
     assert "rollout" in judge_line and "30.00" in judge_line and "66.25" in judge_line
