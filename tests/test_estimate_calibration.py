@@ -34,8 +34,11 @@ RUNS = {  # experiment: (train_samples, status, GPU, hours in its window; the bi
 }
 
 
-def history(con: duckdb.DuckDBPyConnection | None = None) -> duckdb.DuckDBPyConnection:
+def history(
+    con: duckdb.DuckDBPyConnection | None = None, more: tuple[Charge, ...] = ()
+) -> duckdb.DuckDBPyConnection:
     charges = [Charge(f"bill-{name}", Decimal("550.40"), at(0), at(10), f"i-{name}") for name in RUNS]
+    charges.extend(more)
     experiments = [
         Experiment(name, "p", "sft", [Window(f"i-{name}", at(0), at(hours))], status, _params(samples, gpu))
         for name, (samples, status, gpu, hours) in RUNS.items()
@@ -122,3 +125,23 @@ def test_reconcile_lists_unknown_params_under_assumptions() -> None:
     assumptions = reconcile.reconcile(con, "e1").assumptions
     assert assumptions["estimator_warnings"] == ["params.epoch: unknown, ignored; did you mean epochs?"]
     assert "estimator_warnings" not in reconcile.reconcile(con, "e2").assumptions
+
+
+def test_an_llm_api_bill_in_the_phase_does_not_move_the_calibration() -> None:
+    # $1,000 of Anthropic judge spend on e2's train window: had it counted as cloud compute, e2's implied
+    # GPU hours would be (550.40 + 1000) / 6.88 = 225.35 and its MFU 0.15 x 80 / 225.35 = 0.0533.
+    # Provider anthropic, category compute (as the anthropic-costs source files its charges), its labels e2's.
+    labels = {"project": "p", "experiment": "e2", "phase": "train"}
+    judge = Charge(
+        "judge-e2", Decimal("1000.00"), at(0), at(10), "wrkspc_judge", labels, provider="anthropic"
+    )
+    con = history(more=(judge,))
+    assert con.execute(
+        "SELECT experiment_id, cost_category, sum(effective_cost) FROM allocations WHERE provider = 'anthropic' "
+        "GROUP BY ALL"
+    ).fetchall() == [("e2", "compute", Decimal("1000"))]
+    found = calibration.from_warehouse(con)("sft", "H100")
+    assert found is not None
+    assert found.phases["train"].value == Decimal("0.15")
+    e2 = next(c for c in reconcile.reconcile(con, "e2").assumptions["compute"] if c["phase"] == "train")
+    assert (e2["realized_compute"], e2["implied_mfu"]) == ("550.40", "0.1500")

@@ -92,6 +92,7 @@ def test_estimate_from_a_params_file_as_json(run, project: Project) -> None:
         "flops": 9600000000000000000,
         "gpu_hours": "21.3675",
         "cost": "58.65",
+        "spend": "cloud",
     }
     assert est["phases"][0] == {
         "phase": "data",
@@ -99,6 +100,7 @@ def test_estimate_from_a_params_file_as_json(run, project: Project) -> None:
         "flops": None,
         "gpu_hours": None,
         "cost": "300.00",
+        "spend": "cloud",
     }
     assert est["assumptions"]["price_per_gpu_hour"]["value"] == "2.74475"
     assert est["missing"] == []

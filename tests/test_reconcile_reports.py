@@ -64,6 +64,7 @@ def test_json_has_exactly_the_spec_keys_and_implied_compute(nightly_warehouse: P
         "realized",
         "variance",
         "variance_pct",
+        "spend",  # beyond SPEC §7: cloud, or llm_api for a model API's bill (README "LLM API spend")
     ]
     assert report["totals"] == {
         "estimated": "1060.00",

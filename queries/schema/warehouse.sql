@@ -182,6 +182,9 @@ CREATE TABLE IF NOT EXISTS estimates (
     amount DECIMAL(38, 12) NOT NULL,
     basis VARCHAR NOT NULL                      -- 'log' (given) or 'estimator'
 );
+-- What bills an estimated amount: 'llm_api' (judge calls, synthetic data on a model API), 'cloud', or NULL
+-- (the log's own estimate: the cloud).
+ALTER TABLE estimates ADD COLUMN IF NOT EXISTS spend VARCHAR;
 
 -- Tag sets resolved to the attribution key by the label scheme. Grain: distinct tags JSON.
 CREATE TABLE IF NOT EXISTS label_sets (

@@ -281,6 +281,13 @@ class AlertsConfig(Strict):
     retries: Retries = 3
 
 
+class ApiPriceConfig(Strict):
+    """A model API's list price per million tokens, in USD (the bundled table's unit)."""
+
+    input: Decimal = Field(ge=0)
+    output: Decimal = Field(ge=0)
+
+
 class EstimatorConfig(Strict):
     """Overrides of the estimator's assumptions (SPEC §6)."""
 
@@ -290,6 +297,7 @@ class EstimatorConfig(Strict):
     instance_prices: dict[str, Decimal] = Field(default_factory=dict)
     instance_gpus: dict[str, int] = Field(default_factory=dict)
     decode_tokens_per_s_per_gpu: float | None = None
+    api_prices: dict[str, ApiPriceConfig] = Field(default_factory=dict)
 
     @field_validator("mfu")
     @classmethod

@@ -131,4 +131,6 @@ dir = "exports"                 # nightly writes each period's finance CSV and a
 # price_per_gpu_hour = { H100 = "6.88" }
 # instance_prices = { "p5.48xlarge" = "55.04" }
 # instance_gpus = { "p5.48xlarge" = 8 }
+# LLM API list prices per million tokens (judge calls, synthetic data); overrides the bundled table
+# api_prices = { "claude-sonnet-4-5" = { input = "3.00", output = "15.00" } }
 """

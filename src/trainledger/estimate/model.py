@@ -3,7 +3,8 @@
 A missing input is reported in ``missing`` and the part that needs it is left out; neutral multipliers
 (epochs, ppo_epochs, group_size) default to 1 and say so; an unknown key is a warning naming the closest
 known one (an error when ``strict``). A ``stages`` list is estimated stage by stage, each with the top-level
-params beneath its own, and summed; hardware is shared, eval and given money are counted once.
+params beneath its own, and summed; hardware is shared, eval, synthetic data and given money are counted
+once, judge calls per RL / OPD stage.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 from trainledger.core.config import EstimatorConfig
 from trainledger.core.errors import InputError
 from trainledger.estimate import methods
+from trainledger.estimate.api_spend import api_spend, synthetic
 from trainledger.estimate.builder import Builder
 from trainledger.estimate.calibration import Lookup
 from trainledger.estimate.catalog import Catalog
@@ -21,7 +23,17 @@ from trainledger.estimate.params import METHODS, Params, unknown_keys
 from trainledger.estimate.result import Estimate
 
 ROUNDING = "GPU hours x price, summed per phase, rounded half-even to the cent; total = sum of phases"
-ONCE = ("eval_samples", "eval_tokens_per_sample", "eval_prompt_tokens", "data_cost", "storage_cost")
+ONCE = (
+    "eval_samples",
+    "eval_tokens_per_sample",
+    "eval_prompt_tokens",
+    "data_cost",
+    "storage_cost",
+    "synthetic_samples",
+    "synthetic_input_tokens_per_sample",
+    "synthetic_output_tokens_per_sample",
+    "synthetic_model",
+)
 HARDWARE_NOTES = ("gpu_type", "gpus", "peak_tflops", "price_per_gpu_hour")
 
 
@@ -49,6 +61,7 @@ def estimate(
     _calibrate(b, method, calibration)
     _work(b, method)
     methods.evaluation(b)
+    api_spend(b, method)
     methods.money(b)
     methods.overhead(b)
     return _finish(b)
@@ -111,6 +124,7 @@ def _staged(
         part = estimate(stage_method, {**shared, **own}, config, catalog, where, calibration, strict)
         _merge(b.est, part, label)
     methods.evaluation(b)
+    synthetic(b)
     methods.money(b)
     return _finish(b)
 

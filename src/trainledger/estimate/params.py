@@ -118,6 +118,34 @@ PARAMS: tuple[Param, ...] = (
     Param(
         "overhead_factor", "x", "1.0", "evaluations, checkpoints, restarts, queueing inside the reservation"
     ),
+    Param(
+        "judge_calls_per_rollout",
+        "calls / sample",
+        "none (no judge)",
+        "LLM API judge calls per generated sample (steps x rollout_prompts x group_size samples)",
+    ),
+    Param("judge_input_tokens", "tokens / call", "required with a judge", "input tokens per judge call"),
+    Param("judge_output_tokens", "tokens / call", "required with a judge", "output tokens per judge call"),
+    Param("judge_model", "name", "required with a judge", "judge's API model, priced per million tokens"),
+    Param("synthetic_samples", "samples", "none", "synthetic samples generated on an LLM API (data phase)"),
+    Param(
+        "synthetic_input_tokens_per_sample",
+        "tokens / sample",
+        "required with synthetic_samples",
+        "input tokens per synthetic sample",
+    ),
+    Param(
+        "synthetic_output_tokens_per_sample",
+        "tokens / sample",
+        "required with synthetic_samples",
+        "output tokens per synthetic sample",
+    ),
+    Param(
+        "synthetic_model",
+        "name",
+        "required with synthetic_samples",
+        "synthetic data's API model, priced per million tokens",
+    ),
     Param("data_cost", "money", "none", "data phase cost, given directly"),
     Param(
         "storage_cost", "money or {phase: money}", "none", "storage cost, given directly (a number: train)"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_EVEN, Decimal
 
-from trainledger.estimate.result import Estimate, sci
+from trainledger.estimate.result import LLM_API, Estimate, sci
 from trainledger.outputs.tables import table
 
 
@@ -12,11 +12,16 @@ def _hours(value: Decimal | None) -> str:
     return "-" if value is None else f"{value.quantize(Decimal('0.01'), ROUND_HALF_EVEN):,f}"
 
 
+def _category(category: str, spend: str) -> str:
+    """The category, and "LLM API" on a model API's lines, so judge spend reads apart from GPU spend."""
+    return f"{category} (LLM API)" if spend == LLM_API else category
+
+
 def _work_rows(est: Estimate) -> list[tuple[object, ...]]:
     return [
         (
             c.phase,
-            c.category,
+            _category(c.category, c.spend),
             c.work,
             sci(c.tokens),
             sci(c.flops),
@@ -30,7 +35,8 @@ def _work_rows(est: Estimate) -> list[tuple[object, ...]]:
 
 def _total_rows(est: Estimate) -> list[tuple[object, ...]]:
     rows: list[tuple[object, ...]] = [
-        (p.phase, p.category, sci(p.flops), _hours(p.gpu_hours), p.cost) for p in est.phases()
+        (p.phase, _category(p.category, p.spend), sci(p.flops), _hours(p.gpu_hours), p.cost)
+        for p in est.phases()
     ]
     rows.append(("total", "", "", _hours(est.gpu_hours), est.total))
     return rows

@@ -14,6 +14,7 @@ from trainledger.core.config import phase_category_order
 from trainledger.core.money import fmt
 
 CENT = Decimal("0.01")
+CLOUD, LLM_API = "cloud", "llm_api"  # what bills a line: the cloud (or a ledger), or a model API
 ARITHMETIC = Context(prec=34, rounding=ROUND_HALF_EVEN)
 
 
@@ -38,6 +39,7 @@ class Component:
     money: Decimal | None = None
     formula: str = ""  # how the FLOPs (or the hours) were reached, in numbers
     source: str = ""  # where the inputs of that formula come from
+    spend: str = CLOUD  # LLM_API: judge calls and synthetic samples, priced per token
 
 
 @dataclass
@@ -47,6 +49,7 @@ class PhaseTotal:
     flops: Decimal | None
     gpu_hours: Decimal | None
     cost: Decimal | None
+    spend: str = CLOUD
 
 
 @dataclass
@@ -71,14 +74,14 @@ class Estimate:
             return c.gpu_hours * self.price_per_gpu_hour
 
     def phases(self) -> list[PhaseTotal]:
-        keys: list[tuple[str, str]] = []
+        keys: list[tuple[str, str, str]] = []
         for c in self.components:
-            if (c.phase, c.category) not in keys:
-                keys.append((c.phase, c.category))
-        keys.sort(key=phase_category_order)
+            if (c.phase, c.category, c.spend) not in keys:
+                keys.append((c.phase, c.category, c.spend))
+        keys.sort(key=lambda k: (phase_category_order(k[:2]), k[2] == LLM_API))
         totals = []
-        for phase, category in keys:
-            parts = [c for c in self.components if (c.phase, c.category) == (phase, category)]
+        for phase, category, spend in keys:
+            parts = [c for c in self.components if (c.phase, c.category, c.spend) == (phase, category, spend)]
             flops = [c.flops for c in parts if c.flops is not None]
             hours = [c.gpu_hours for c in parts if c.gpu_hours is not None]
             costs = [self.component_cost(c) for c in parts]
@@ -95,6 +98,7 @@ class Estimate:
                         sum(flops, Decimal(0)) if flops else None,
                         sum(hours, Decimal(0)) if hours else None,
                         cost,
+                        spend,
                     )
                 )
         return totals
@@ -116,10 +120,10 @@ class Estimate:
         price = self.assumptions.get("price_per_gpu_hour")
         lines = []
         for c in self.components:
-            if c.money is not None:
-                lines.append((c.phase, f"{c.work}: {fmt(c.money)} {self.currency}", c.source or "given"))
-            elif c.formula:
+            if c.formula:
                 lines.append((c.phase, f"{c.work}: {c.formula}", c.source))
+            elif c.money is not None:
+                lines.append((c.phase, f"{c.work}: {fmt(c.money)} {self.currency}", c.source or "given"))
         for p in self.phases():
             if p.category != "compute" or p.gpu_hours is None:
                 continue
@@ -144,6 +148,7 @@ class Estimate:
                     "flops": _int(p.flops),
                     "gpu_hours": _hours(p.gpu_hours),
                     "cost": None if p.cost is None else fmt(p.cost),
+                    "spend": p.spend,
                 }
                 for p in self.phases()
             ],
@@ -158,6 +163,7 @@ class Estimate:
                     "rate": c.rate,
                     "gpu_hours": _hours(c.gpu_hours),
                     "cost": _money(self.component_cost(c)),
+                    "spend": c.spend,
                 }
                 for c in self.components
             ],

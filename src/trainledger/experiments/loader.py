@@ -54,7 +54,7 @@ def estimate_rows(experiment: Experiment, where: str) -> list[tuple[str, str | N
     return rows
 
 
-EstimateRow = tuple[str, str, str | None, str, Decimal, str]
+EstimateRow = tuple[str, str, str | None, str, Decimal, str, str | None]
 
 
 def _run_estimator(
@@ -73,7 +73,7 @@ def _run_estimator(
     if not fill_in:
         return detail, []
     rows: list[EstimateRow] = [
-        (e.experiment_id, p.phase, p.category, result.currency, p.cost, "estimator")
+        (e.experiment_id, p.phase, p.category, result.currency, p.cost, "estimator", p.spend)
         for p in result.phases()
         if p.cost is not None
     ]
@@ -137,7 +137,7 @@ def _load(con: Connection, config: Config, reporter: Reporter, log: LogContent) 
             for w in e.windows
         )
         estimates.extend(
-            (e.experiment_id, phase, category, currency, amount, "log")
+            (e.experiment_id, phase, category, currency, amount, "log", None)
             for phase, category, currency, amount in estimate_rows(e, where)
         )
         detail, estimated = _run_estimator(config, catalog, e, where, reporter)

@@ -154,7 +154,7 @@ def _lines(r: Reconciliation) -> list[Line]:
 
 
 def _rows(r: Reconciliation, lines: list[Line] | None = None, h: Headline | None = None) -> list[list[str]]:
-    rows = [[x.phase, x.category, *figures] for x, *figures in (_lines(r) if lines is None else lines)]
+    rows = [[x.phase, x.label, *figures] for x, *figures in (_lines(r) if lines is None else lines)]
     h = headline(r) if h is None else h
     if h.estimated is not None and h.unestimated_lines:
         rows.append(
@@ -172,7 +172,7 @@ def _bars(lines: list[Line]) -> list[Bar]:
     return [
         Bar(
             x.phase,
-            x.category,
+            x.label,
             x.estimated,
             x.realized,
             NO_ESTIMATE if x.estimated is None else f"est {est}",

@@ -13,8 +13,13 @@ from trainledger.attribution import waste
 from trainledger.attribution.labels import canonical_value
 from trainledger.core.config import ReservationConfig, phase_category_order
 from trainledger.core.money import fmt
+from trainledger.estimate.result import CLOUD, LLM_API
 from trainledger.experiments.log import ExperimentHeader
 from trainledger.warehouse.connection import Connection, run
+
+# The providers whose bill is a model API's (as report/reconcile_realized.sql names them): their charges are
+# the realized side of the estimate's LLM API lines, and buy no GPU hours.
+LLM_API_PROVIDERS = ("openai", "anthropic")
 
 
 @dataclass
@@ -23,6 +28,12 @@ class Row:
     category: str
     estimated: Decimal | None
     realized: Decimal
+    spend: str = CLOUD  # LLM_API: a model API's bill (judge calls, synthetic data) and its estimate
+
+    @property
+    def label(self) -> str:
+        """The category as people read it: an LLM API's line says so, beside the GPU line of its phase."""
+        return f"{self.category} (LLM API)" if self.spend == LLM_API else self.category
 
     @property
     def variance(self) -> Decimal | None:
@@ -89,6 +100,7 @@ class Reconciliation(ExperimentHeader):
                     "realized": money(r.realized),
                     "variance": money(r.variance),
                     "variance_pct": None if r.variance_pct is None else f"{r.variance_pct:f}",
+                    "spend": r.spend,
                 }
                 for r in self.rows
             ],
@@ -199,9 +211,9 @@ def _currency(
 ) -> str:
     """The estimates' first currency, else the log's estimate's, else the first realized one, else USD."""
     if estimates:
-        return str(estimates[0][2])
+        return str(estimates[0][3])
     estimate = json.loads((logged[6] if logged else None) or "{}")
-    return str(estimate.get("currency", "")).upper() or min((r[2] for r in realized), default="USD")
+    return str(estimate.get("currency", "")).upper() or min((r[3] for r in realized), default="USD")
 
 
 def _reconciliation(
@@ -216,10 +228,12 @@ def _reconciliation(
     reserved: list[waste.ReservedUse],
 ) -> Reconciliation:
     exp_id, project, method, status, started, ended, _, metrics_json = logged
-    realized = {(p, c): Decimal(cost) for p, c, cur, cost, _ in realized_rows if cur == currency}
-    estimated = {(p, c): Decimal(a) for p, c, cur, a, _ in estimates if cur == currency}
-    keys = sorted(set(realized) | set(estimated), key=phase_category_order)
-    rows = [Row(p, c, estimated.get((p, c)), realized.get((p, c), Decimal(0))) for p, c in keys]
+    realized = {(p, c, s): Decimal(cost) for p, c, s, cur, cost, _ in realized_rows if cur == currency}
+    estimated = {(p, c, s): Decimal(a) for p, c, s, cur, a, _ in estimates if cur == currency}
+    keys = sorted(
+        set(realized) | set(estimated), key=lambda k: (phase_category_order(k[:2]), k[2] == LLM_API)
+    )
+    rows = [Row(p, c, estimated.get((p, c, s)), realized.get((p, c, s), Decimal(0)), s) for p, c, s in keys]
     provisional = ended is None or complete_through is None or complete_through < ended
     bases = {b for *_, b in estimates}
     assumptions: dict[str, Any] = {
@@ -227,9 +241,10 @@ def _reconciliation(
         "realized_measure": "EffectiveCost (amortised, net of credits)",
         "billing_complete_through": "end of the latest usage hour billed by the experiment's providers",
     }
-    cloud_compute = {
-        p: Decimal(cc) for p, _, cur, _, cc in realized_rows if cur == currency and cc is not None
-    }
+    cloud_compute: dict[str, Decimal] = {}
+    for p, _, _, cur, _, cc in realized_rows:
+        if cur == currency and cc is not None:
+            cloud_compute[p] = cloud_compute.get(p, Decimal(0)) + Decimal(cc)
     logged_hours = _logged_gpu_hours(windows, complete_through)
     assumptions.update(compute_assumptions(estimator_detail, currency, cloud_compute, logged_hours))
     if status in waste.FAILED_STATUSES and isinstance(assumptions.get("compute"), list):
@@ -252,7 +267,7 @@ def _reconciliation(
         idle=hidden["idle"],
         failed=hidden["failed"],
         assumptions=assumptions,
-        other_currencies=sorted({cur for _, _, cur, _, _ in realized_rows} - {currency}),
+        other_currencies=sorted({cur for _, _, _, cur, _, _ in realized_rows} - {currency}),
         metrics=json.loads(metrics_json or "{}"),
         reservations=reserved,
     )

@@ -16,6 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from trainledger.core.config import Config, ReservationConfig
+from trainledger.estimate.result import CLOUD, LLM_API
 from trainledger.reports import benefit, budgets, coverage, realize, reconcile
 from trainledger.reports.budgets import BudgetStatus, ShareStatus
 from trainledger.warehouse.connection import Connection, run
@@ -179,19 +180,21 @@ def billed(cube: Cube) -> reconcile.Billed:
 
 
 def realized(by_provider: list[Row]) -> list[tuple[Any, ...]]:
-    """``report/reconcile_realized``'s rows (experiment, phase, category, currency, realized, cloud
+    """``report/reconcile_realized``'s rows (experiment, phase, category, spend, currency, realized, cloud
     compute) from the cube's set by experiment, phase, category and provider. No phase reads 'unknown';
-    cloud compute is compute not from an off-cloud ledger (provider manual), None where there is none."""
+    spend is 'llm_api' for a model API's bill, else 'cloud'; cloud compute is compute neither from an
+    off-cloud ledger (provider manual) nor from a model API, None where there is none."""
     totals: dict[tuple[Any, ...], Decimal] = {}
     clouds: dict[tuple[Any, ...], Decimal] = {}
     for r in by_provider:
         if r["experiment_id"] is None:
             continue
         phase = "unknown" if r["phase"] is None else r["phase"]
-        key = (r["experiment_id"], phase, r["cost_category"], r["currency"])
+        spend = LLM_API if r["provider"] in reconcile.LLM_API_PROVIDERS else CLOUD
+        key = (r["experiment_id"], phase, r["cost_category"], spend, r["currency"])
         cost = r["effective_cost"]
         totals[key] = totals[key] + cost if key in totals else cost
-        if r["cost_category"] == "compute" and r["provider"] != "manual":
+        if r["cost_category"] == "compute" and spend == CLOUD and r["provider"] != "manual":
             clouds[key] = clouds[key] + cost if key in clouds else cost
     return [(*key, total, clouds.get(key)) for key, total in totals.items()]
 
