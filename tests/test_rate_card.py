@@ -22,15 +22,21 @@ from __future__ import annotations
 
 import csv
 import json
+from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import duckdb
+import pytest
 from click.testing import CliRunner
 
+from examples import init_with, readme_toml
 from generate_clusters import _job_2108
 from trainledger.cli import cli
+from trainledger.core import config as config_module
+from trainledger.core.errors import ConfigError
+from trainledger.core.rate_card import RateCard
 
 FOCUS_COLUMNS = (
     "BillingAccountId,ChargePeriodStart,ChargePeriodEnd,BilledCost,BillingCurrency,ProviderName,ServiceName,"
@@ -299,3 +305,36 @@ def test_an_owned_cluster_node_hours_go_to_the_job_and_the_rest_is_idle(tmp_path
         ("qwen-coder", "idle", "idle", Decimal("50.00")),
         ("qwen-coder", "train", "time-window", Decimal("50.00")),
     ]
+
+
+def test_the_readme_and_init_rate_cards_price_as_they_say(tmp_path: Path) -> None:
+    [readme] = readme_toml("Usage without prices")
+    (tmp_path / "coreweave-focus").mkdir()
+    init = init_with(
+        "[[rates]]",
+        'sku = "h100-sxm"',
+        'unit = "GPU-Hours"',
+        'price = "2.21"',
+        'currency = "USD"              # ISO 4217, of the price',
+        "valid_from = 2026-11-01",
+    )
+    for text in (init, readme):
+        (tmp_path / "trainledger.toml").write_text(text, encoding="utf-8")
+        config = config_module.load(tmp_path / "trainledger.toml")
+        rate = RateCard(config.rates, "sku").find("h100-sxm", "gpu-hours", datetime(2026, 11, 15, 23))
+        assert rate is not None and (rate.price, rate.currency) == (Decimal("2.21"), "USD")
+    # README: the h100-sxm rate ends at Nov 16 00:00; node gpu-03 is in the hostlist gpu-[01-04].
+    readme_config = config_module.load(tmp_path / "trainledger.toml")
+    assert RateCard(readme_config.rates, "sku").find("h100-sxm", "GPU-Hours", datetime(2026, 11, 16)) is None
+    node = RateCard(readme_config.rates, "node").find("gpu-03", "Hours", datetime(2026, 11, 16))
+    assert node is not None and node.price == Decimal("12.50")
+
+
+def test_a_rate_card_key_it_does_not_know_is_named(tmp_path: Path) -> None:
+    (tmp_path / "trainledger.toml").write_text(
+        '[[rates]]\nsku = "h100"\nunit = "Hours"\nprice = "2"\ncurrency = "USD"\nvalid_from = 2026-11-01\n'
+        "vaild_to = 2026-12-01\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ConfigError, match="vaild_to"):
+        config_module.load(tmp_path / "trainledger.toml")
