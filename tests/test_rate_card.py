@@ -338,3 +338,29 @@ def test_a_rate_card_key_it_does_not_know_is_named(tmp_path: Path) -> None:
     )
     with pytest.raises(ConfigError, match="vaild_to"):
         config_module.load(tmp_path / "trainledger.toml")
+
+
+def test_a_bad_hostlist_is_a_config_error_naming_the_key(tmp_path: Path) -> None:
+    config = owned_cluster(tmp_path)
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace('nodes = "gpu-[01-02]"', 'nodes = "gpu-[01-x]"'), encoding="utf-8")
+    result = invoke(config, "ingest")
+    assert result.exit_code == 1
+    assert "[[sources]] #1 (name 'lab').nodes: hostlist range '01-x' is not N or N-M" in result.stderr
+    config.write_text(text.replace('node = "gpu-[01-02]"', 'node = "gpu-[01-02"'), encoding="utf-8")
+    result = invoke(config, "ingest")
+    assert result.exit_code == 1
+    assert "[[rates]] #1.node: hostlist 'gpu-[01-02' has an unbalanced bracket" in result.stderr
+
+
+def test_a_cluster_month_with_no_rate_at_all_is_listed_not_priced(tmp_path: Path) -> None:
+    config = owned_cluster(tmp_path)
+    config.write_text(config.read_text(encoding="utf-8").split("[[rates]]")[0], encoding="utf-8")
+    assert invoke(config, "nightly").exit_code == 0
+    assert query(tmp_path, "SELECT count(*) FROM charges") == [(0,)]
+    # Without --period too: the month has no charge, but its 2 x 4 node hours are named.
+    unpriced = json.loads(invoke(config, "labels", "--format", "json").stdout)["unpriced"]
+    assert sorted((u["rate_key"], u["usage_rows"], Decimal(u["quantity"])) for u in unpriced) == [
+        ("gpu-01", 4, Decimal("4")),
+        ("gpu-02", 4, Decimal("4")),
+    ]

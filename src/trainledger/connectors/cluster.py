@@ -19,6 +19,7 @@ from trainledger.connectors import rated
 from trainledger.connectors.contract import Delivery, Example, Staged
 from trainledger.core.config import Config
 from trainledger.core.config_types import SourceConfig, SourceOptions
+from trainledger.core.errors import InputError
 from trainledger.core.rate_card import RateCard
 from trainledger.core.reporter import Reporter
 from trainledger.experiments import hostlist
@@ -45,6 +46,15 @@ class Options(SourceOptions):
             return value.astimezone(UTC).replace(tzinfo=None)
         return value
 
+    @field_validator("nodes")
+    @classmethod
+    def _hostlist(cls, value: str) -> str:
+        try:
+            hostlist.expand(value, "nodes")
+        except InputError as exc:
+            raise ValueError(str(exc).removeprefix("nodes: ")) from None
+        return value
+
     @model_validator(mode="after")
     def _window(self) -> Options:
         for name, at in (("start", self.start), ("end", self.end)):
@@ -52,7 +62,6 @@ class Options(SourceOptions):
                 raise ValueError(f"{name} {at} must be on the hour: nodes are counted by the hour")
         if self.end is not None and self.end <= self.start:
             raise ValueError(f"end {self.end} must be after start {self.start}")
-        hostlist.expand(self.nodes, "nodes")
         return self
 
 

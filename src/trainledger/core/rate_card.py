@@ -46,6 +46,19 @@ class RateConfig(Strict):
             return value.astimezone(UTC).replace(tzinfo=None)
         return value
 
+    @field_validator("node")
+    @classmethod
+    def _hostlist(cls, value: str | None) -> str | None:
+        from trainledger.core.errors import InputError
+        from trainledger.experiments import hostlist
+
+        if value is not None:
+            try:
+                hostlist.expand(value, "node")
+            except InputError as exc:
+                raise ValueError(str(exc).removeprefix("node: ")) from None
+        return value
+
     @model_validator(mode="after")
     def _one_key(self) -> RateConfig:
         if (self.sku is None) == (self.node is None):

@@ -196,7 +196,14 @@ def labels(result: Coverage) -> Document:
             Table(
                 ["provider", "source", "sku / node", "unit", "usage rows", "quantity"],
                 [
-                    (r["provider"], r["source"], r["rate_key"], r["unit"], r["usage_rows"], r["quantity"])
+                    (
+                        r["provider"],
+                        r["source"],
+                        r["rate_key"],
+                        r["unit"],
+                        r["usage_rows"],
+                        fmt(r["quantity"]),
+                    )
                     for r in result.unpriced
                 ],
             ),

@@ -30,5 +30,5 @@ def coverage(con: Connection, period: str | None) -> Coverage:
         rows(con, "report/labels_problems", params),
         rows(con, "report/labels_unknown_services", params),
         rows(con, "report/labels_unmapped", params),
-        rows(con, "report/labels_unpriced", params),
+        rows(con, "report/labels_unpriced", {"period": period}),
     )
