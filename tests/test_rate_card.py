@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
@@ -31,13 +32,20 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
+from conftest import Project
 from examples import init_with, readme_toml
 from generate_clusters import _job_2108
+from spark_checks import assert_same_allocations, cli_in
 from trainledger.cli import cli
 from trainledger.core import config as config_module
 from trainledger.core.errors import ConfigError
 from trainledger.core.rate_card import RateCard
 
+DUCKDB = '[warehouse]\npath = ".trainledger/ledger.duckdb"\n'
+SPARK = (
+    '[warehouse]\npath = ".trainledger/ledger.duckdb"\nengine = "spark"\nmaster = "local[2]"\n'
+    'spark_conf = { "spark.sql.shuffle.partitions" = "2", "spark.ui.enabled" = "false" }\n'
+)
 FOCUS_COLUMNS = (
     "BillingAccountId,ChargePeriodStart,ChargePeriodEnd,BilledCost,BillingCurrency,ProviderName,ServiceName,"
     "ServiceCategory,SkuId,PricingQuantity,PricingUnit,ConsumedQuantity,ConsumedUnit,ResourceId,RegionId"
@@ -261,7 +269,7 @@ def test_two_rates_valid_at_once_are_a_config_error(tmp_path: Path) -> None:
     assert "two rates for sku 'h100-sxm' (GPU-Hours) are both valid from 2026-11-16 00:00" in result.stderr
 
 
-def owned_cluster(root: Path) -> Path:
+def owned_cluster(root: Path, warehouse: str = '[warehouse]\npath = "ledger.duckdb"\n') -> Path:
     job = _job_2108(
         101,
         "sft-coder",
@@ -280,7 +288,7 @@ def owned_cluster(root: Path) -> Path:
     )
     config = root / "trainledger.toml"
     config.write_text(
-        '[warehouse]\npath = "ledger.duckdb"\n\n'
+        warehouse + "\n"
         '[experiments]\nkind = "slurm"\nuri = "sacct/"\n\n'
         '[experiments.slurm]\nlabels = ["comment"]\nproject = "account"\nprovider = "onprem"\n\n'
         '[[sources]]\nname = "lab"\nkind = "cluster"\nnodes = "gpu-[01-02]"\n'
@@ -364,3 +372,24 @@ def test_a_cluster_month_with_no_rate_at_all_is_listed_not_priced(tmp_path: Path
         ("gpu-01", 4, Decimal("4")),
         ("gpu-02", 4, Decimal("4")),
     ]
+
+
+def test_spark_splits_the_cluster_hours_as_duckdb_does(tmp_path: Path) -> None:
+    if shutil.which("java") is None:
+        pytest.skip("no Java runtime (Spark needs Java 17: apt-get install openjdk-17-jre-headless)")
+    pytest.importorskip("pyspark", reason="pyspark not installed (pip install 'trainledger[spark]')")
+    engines = {}
+    for engine, warehouse in (("duckdb", DUCKDB), ("spark", SPARK)):
+        root = tmp_path / engine
+        root.mkdir()
+        owned_cluster(root, warehouse)
+        for command in ("ingest", "attribute"):
+            result = cli_in(root)(command)
+            assert result.exit_code == 0, result.stderr
+        engines[engine] = Project(root)
+    on_spark = assert_same_allocations(engines, at_least=7)
+    # The job's 4 node hours at 12.50, and the 4 idle ones.
+    assert (
+        sorted((r[10], r[20]) for r in on_spark)
+        == [("idle", Decimal("12.50"))] * 4 + [("train", Decimal("12.50"))] * 4
+    )
