@@ -374,6 +374,7 @@ def test_a_cluster_month_with_no_rate_at_all_is_listed_not_priced(tmp_path: Path
     ]
 
 
+@pytest.mark.slow
 def test_spark_splits_the_cluster_hours_as_duckdb_does(tmp_path: Path) -> None:
     if shutil.which("java") is None:
         pytest.skip("no Java runtime (Spark needs Java 17: apt-get install openjdk-17-jre-headless)")
