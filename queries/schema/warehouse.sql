@@ -125,6 +125,23 @@ CREATE TABLE IF NOT EXISTS prices (
     PRIMARY KEY (source, sku_id, tier_start)
 );
 
+-- Usage reported without a cost that no [[rates]] entry prices (connectors/rated.py): never a charge, never
+-- priced 0; `labels` reports it. Each load of a source's period replaces that period's rows.
+-- Grain: source x billing period x rate key x unit.
+CREATE TABLE IF NOT EXISTS unpriced_usage (
+    source VARCHAR NOT NULL,
+    provider VARCHAR NOT NULL,
+    billing_period VARCHAR NOT NULL,
+    rate_key VARCHAR NOT NULL,                  -- the SKU or node a rate is missing for
+    unit VARCHAR NOT NULL,
+    usage_rows BIGINT NOT NULL,
+    quantity DECIMAL(38, 12) NOT NULL,
+    first_start TIMESTAMP NOT NULL,
+    last_end TIMESTAMP NOT NULL,
+    first_file VARCHAR NOT NULL,
+    first_row BIGINT NOT NULL
+);
+
 -- Every name the bill or the log may use for a resource, each mapped to one resource key (SPEC §5: a GCP
 -- instance is its name, its numeric id or its global name). From the inventory: its id, then its aliases.
 -- From the bill alone: a charge's resource name (GCP resource.name, FOCUS ResourceName) and, for a GCP

@@ -25,6 +25,8 @@ KINDS: dict[str, str] = {
     "manual": "trainledger.connectors.manual",
     "openai-costs": "trainledger.connectors.openai_costs",
     "anthropic-costs": "trainledger.connectors.anthropic_costs",
+    "focus-usage": "trainledger.connectors.focus_usage",
+    "cluster": "trainledger.connectors.cluster",
 }
 
 

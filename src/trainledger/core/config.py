@@ -19,6 +19,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 
 from trainledger.core.config_types import KeyList, Retries, Seconds, SourceConfig, Strict
 from trainledger.core.errors import ConfigError
+from trainledger.core.rate_card import RateConfig
 
 DEFAULT_CONFIG = "trainledger.toml"
 DEFAULT_WAREHOUSE = ".trainledger/ledger.duckdb"
@@ -318,6 +319,7 @@ class Config(Strict):
     allocation: AllocationConfig = Field(default_factory=AllocationConfig)
     categories: CategoriesConfig = Field(default_factory=CategoriesConfig)
     reservations: list[ReservationConfig] = Field(default_factory=list)
+    rates: list[RateConfig] = Field(default_factory=list)  # prices usage reported without cost
     budgets: list[BudgetConfig] = Field(default_factory=list)
     exports: ExportsConfig = Field(default_factory=ExportsConfig)
     alerts: AlertsConfig = Field(default_factory=AlertsConfig)

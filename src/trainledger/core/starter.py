@@ -123,6 +123,17 @@ dir = "exports"                 # nightly writes each period's finance CSV and a
 # gpus = 8
 # instances = ["i-0123456789abcdef0"]
 
+# A rate card for usage reported without a cost (README "Usage without prices"): a focus-usage export's
+# SkuId, or a cluster's nodes, priced per unit from valid_from up to valid_to (exclusive). Charges priced
+# here are marked "(priced by trainledger rate card)"; usage with no rate is listed by `labels`.
+# [[rates]]
+# sku = "h100-sxm"               # or node = "gpu-[01-04]" (a Slurm hostlist) for a cluster source
+# unit = "GPU-Hours"             # the usage's PricingUnit ("Hours" for a cluster's nodes)
+# price = "2.21"                 # per unit, exact
+# currency = "USD"              # ISO 4217, of the price
+# valid_from = 2026-11-01
+# valid_to = 2026-12-01          # optional
+
 # Estimator overrides (SPEC §6); each value used is printed with the estimate, with its source.
 # [estimator]
 # mfu = { train = 0.40, prefill = 0.50, decode = 0.10 }

@@ -248,7 +248,7 @@ def _assumption_rows(r: Reconciliation) -> list[list[str]]:
 
 
 def _assumption_lines(r: Reconciliation, esc: Callable[[str], str] = _same) -> list[str]:
-    keys = ("estimate_source", "realized_measure", "implied_gpu_hours", "implied_mfu")
+    keys = ("estimate_source", "realized_measure", "priced_by_rate_card", "implied_gpu_hours", "implied_mfu")
     return [f"{key}: {esc(str(r.assumptions[key]))}" for key in keys if key in r.assumptions]
 
 

@@ -189,12 +189,32 @@ def labels(result: Coverage) -> Document:
                 ["effective_cost"],
             ),
         ]
+    if result.unpriced:
+        parts += [
+            "",
+            "Usage with no rate, so in no cost (never priced 0): add a [[rates]] entry for its SKU or node",
+            Table(
+                ["provider", "source", "sku / node", "unit", "usage rows", "quantity"],
+                [
+                    (
+                        r["provider"],
+                        r["source"],
+                        r["rate_key"],
+                        r["unit"],
+                        r["usage_rows"],
+                        fmt(r["quantity"]),
+                    )
+                    for r in result.unpriced
+                ],
+            ),
+        ]
     data = {
         "periods": result.periods,
         "coverage": result.by_rule,
         "problems": result.problems,
         "unknown_services": result.unknown_services,
         "unmapped_api_spend": result.unmapped,
+        "unpriced": result.unpriced,
     }
     return Document(parts, data)
 

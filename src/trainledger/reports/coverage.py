@@ -17,6 +17,8 @@ class Coverage:
     unknown_services: list[dict[str, Any]]
     # LLM API spend whose project / workspace the source's labels do not map, by that id.
     unmapped: list[dict[str, Any]] = field(default_factory=list)
+    # Usage reported without a cost that no [[rates]] entry prices, by SKU / node and unit.
+    unpriced: list[dict[str, Any]] = field(default_factory=list)
 
 
 def coverage(con: Connection, period: str | None) -> Coverage:
@@ -28,4 +30,5 @@ def coverage(con: Connection, period: str | None) -> Coverage:
         rows(con, "report/labels_problems", params),
         rows(con, "report/labels_unknown_services", params),
         rows(con, "report/labels_unmapped", params),
+        rows(con, "report/labels_unpriced", {"period": period}),
     )

@@ -177,6 +177,7 @@ def reconcile_many(
     realized = _by_experiment(realized_rows)
     windows = _by_experiment(run(con, "report/reconcile_gpu_windows", ids).fetchall())
     results = dict(run(con, "report/reconcile_estimator_results", ids).fetchall())
+    rate_card = {(e, cur): Decimal(v) for e, cur, v in run(con, "report/reconcile_rate_card", ids).fetchall()}
     complete = billing_complete_through_many(con, keys, providers)
     currencies = {k: _currency(logged.get(k), estimates.get(k, []), realized.get(k, [])) for k in keys}
     hidden = waste.experiments_waste(con, currencies, failed)
@@ -195,6 +196,12 @@ def reconcile_many(
         )
         for k in keys
     }
+    for k, r in built.items():
+        if (k, r.currency) in rate_card:
+            r.assumptions["priced_by_rate_card"] = (
+                f"{fmt(rate_card[k, r.currency])} {r.currency} of the realized cost is usage priced by "
+                "trainledger's rate card ([[rates]]), not a provider's invoice"
+            )
     return [built[canonical_value(i)] for i in experiment_ids]
 
 
