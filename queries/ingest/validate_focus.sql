@@ -84,6 +84,22 @@ FROM (
     SELECT file, row_no, 'Tags', 'expected a JSON object, got ''' || left(CAST(Tags AS VARCHAR), 60) || '''', 10
     FROM typed WHERE Tags IS NOT NULL AND (NOT json_valid(CAST(Tags AS VARCHAR))
         OR json_type(CAST(Tags AS VARCHAR)) <> 'OBJECT')
+    UNION ALL
+    -- FOCUS 1.3's other JSON columns are objects too: AllocatedTags and ContractApplied in Key-Value Format,
+    -- AllocatedMethodDetails {"Elements": [...]} (FOCUS_Spec allocatedtags.md, contractapplied.md,
+    -- allocatedmethoddetails.md).
+    SELECT file, row_no, column_name, 'expected a JSON object, got ''' || left(value, 60) || '''',
+           10 + column_order / 10
+    FROM (
+        SELECT file, row_no, 'AllocatedTags' AS column_name, CAST(AllocatedTags AS VARCHAR) AS value,
+               1 AS column_order
+        FROM typed
+        UNION ALL
+        SELECT file, row_no, 'AllocatedMethodDetails', CAST(AllocatedMethodDetails AS VARCHAR), 2 FROM typed
+        UNION ALL
+        SELECT file, row_no, 'ContractApplied', CAST(ContractApplied AS VARCHAR), 3 FROM typed
+    )
+    WHERE value IS NOT NULL AND (NOT json_valid(value) OR json_type(value) <> 'OBJECT')
 )
 ORDER BY priority, file, row_no, column_name
 LIMIT 1
