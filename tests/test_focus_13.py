@@ -228,12 +228,20 @@ def test_an_origin_that_its_allocated_charges_do_not_add_up_to_is_kept(
     assert con.execute("SELECT count(*), sum(billed_cost) FROM charges").fetchone() == (3, Decimal("175.00"))
 
 
-def test_the_service_provider_names_the_provider(run, project: Project, tmp_path: Path) -> None:
-    """A 1.3 file without the deprecated ProviderName: MongoDB Atlas hosted on AWS is MongoDB's bill."""
+@pytest.mark.parametrize(
+    "applied",
+    [
+        '{"Elements":[{"ContractCommitmentId":"credits-2026","ContractCommitmentAppliedCost":12.5}]}',
+        # the list of commitments alone, as contractapplied.md's example shows it
+        '[{"ContractCommitmentID":"credits-2026","ContractCommitmentAppliedCost":12.5}]',
+    ],
+)
+def test_the_service_provider_names_the_provider(run, project: Project, tmp_path: Path, applied: str) -> None:
+    """A 1.3 file without the deprecated ProviderName: MongoDB Atlas hosted on AWS is MongoDB's bill, the
+    contract credits it drew on kept with it."""
     bill = tmp_path / "atlas.csv"
     columns = ["ServiceProviderName", "HostProviderName", "BillingCurrency", "BillingPeriodStart"]
     columns += ["BillingPeriodEnd", "ChargeCategory", "BilledCost", "ContractApplied"]
-    applied = '{"Elements":[{"ContractCommitmentId":"credits-2026","ContractCommitmentAppliedCost":12.5}]}'
     with bill.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(columns)
@@ -255,16 +263,23 @@ def test_the_service_provider_names_the_provider(run, project: Project, tmp_path
     ]
 
 
-@pytest.mark.parametrize("column", ["AllocatedTags", "AllocatedMethodDetails", "ContractApplied"])
-def test_a_1_3_json_column_that_is_not_an_object_is_refused(
-    run, project: Project, tmp_path: Path, column: str
+@pytest.mark.parametrize(
+    ("column", "expected"),
+    [
+        ("AllocatedTags", "a JSON object"),
+        ("AllocatedMethodDetails", "a JSON object or list"),
+        ("ContractApplied", "a JSON object or list"),
+    ],
+)
+def test_a_1_3_json_column_that_is_no_json_is_refused(
+    run, project: Project, tmp_path: Path, column: str, expected: str
 ) -> None:
     bill = write_focus(tmp_path / "bill.csv", [{**PODS[0], column: "workload=search"}])
     project.write_config(f'[[sources]]\nname = "bill"\nkind = "focus"\nuri = "{bill}"\n')
     result = run("ingest")
     assert result.exit_code == 1
     assert result.stderr.strip().splitlines()[-1] == (
-        f"trainledger: error: {bill}, row 1, column {column}: expected a JSON object, got 'workload=search'"
+        f"trainledger: error: {bill}, row 1, column {column}: expected {expected}, got 'workload=search'"
     )
     assert not project.warehouse.exists() or duckdb.connect(str(project.warehouse), read_only=True).execute(
         "SELECT count(*) FROM charges"
