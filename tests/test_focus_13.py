@@ -25,7 +25,7 @@ import pytest
 
 from conftest import Project
 from focus13_files import beau_mixed, guymano_gcp
-from focus_files import write_focus
+from focus_files import experiment, write_focus
 
 
 def ingest(
@@ -310,4 +310,38 @@ def test_parquet_with_allocated_tags_as_a_map(run, project: Project, tmp_path: P
     assert con.execute("SELECT resource_id, tags, billed_cost FROM charges ORDER BY 1").fetchall() == [
         ("i-0node", '{"team":"ml"}', Decimal("1.75")),
         ("pod-a", '{"team":"ml","cost-label":"qwen-coder-train-sft"}', Decimal("3.25")),
+    ]
+
+
+def test_the_experiment_log_names_an_allocated_resource(run, project: Project, tmp_path: Path) -> None:
+    """An allocated charge is its AllocatedResourceId's, as a pod's row is its pod's: a run the log places
+    on pod-acme-orders-01 for the whole charge hour gets that pod's 40.00 (rule 4); the pods no run used stay
+    unattributed, and the node hour is not counted a second time."""
+    unlabelled = [{**pod, "AllocatedTags": ""} for pod in PODS]
+    bill = write_focus(tmp_path / "bill.csv", [{**ORIGIN, "AllocatedMethodId": "m"}, *unlabelled])
+    log = experiment(
+        "exp-0412",
+        "qwen-coder",
+        "sft",
+        [
+            {
+                "phase": "train",
+                "started_at": "2026-11-03T07:00:00Z",
+                "ended_at": "2026-11-03T10:00:00Z",
+                "resources": [{"provider": "aws", "resource_id": "pod-acme-orders-01", "gpus": 1}],
+            }
+        ],
+    )
+    project.write_config(
+        f'[[sources]]\nname = "bill"\nkind = "focus"\nuri = "{bill}"\n\n[experiments]\nuri = "{tmp_path / "log.jsonl"}"\n'
+    )
+    (tmp_path / "log.jsonl").write_text(log + "\n", encoding="utf-8")
+    result = run("nightly")
+    assert result.exit_code == 0, result.stderr
+    con = duckdb.connect(str(project.warehouse), read_only=True)
+    assert con.execute(
+        "SELECT rule, experiment_id, sum(billed_cost) FROM allocations GROUP BY ALL ORDER BY 1"
+    ).fetchall() == [
+        ("time-window", "exp-0412", Decimal("40.00")),
+        ("unattributed", None, Decimal("60.00")),  # 35.00 + 25.00
     ]
