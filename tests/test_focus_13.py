@@ -287,7 +287,8 @@ def test_a_1_3_json_column_that_is_no_json_is_refused(
 
 
 def test_parquet_with_allocated_tags_as_a_map(run, project: Project, tmp_path: Path) -> None:
-    """As AWS writes Tags in its parquet FOCUS export: maps, read as JSON objects like the CSV's text."""
+    """As AWS writes Tags in its parquet FOCUS export: maps (and lists of structs), read as JSON like the
+    CSV's text."""
     bill = tmp_path / "focus-1.3.parquet"
     tags = pa.map_(pa.string(), pa.string())
     table = pa.table(
@@ -303,13 +304,31 @@ def test_parquet_with_allocated_tags_as_a_map(run, project: Project, tmp_path: P
             "AllocatedResourceId": ["pod-a", None],
             "Tags": pa.array([[("team", "ml")], [("team", "ml")]], tags),
             "AllocatedTags": pa.array([[("cost-label", "qwen-coder-train-sft")], None], tags),
+            "ContractApplied": pa.array(
+                [None, [{"ContractCommitmentId": "cc-1", "ContractCommitmentAppliedCost": 1.75}]],
+                pa.list_(
+                    pa.struct(
+                        [
+                            ("ContractCommitmentId", pa.string()),
+                            ("ContractCommitmentAppliedCost", pa.float64()),
+                        ]
+                    )
+                ),
+            ),
         }
     )
     pq.write_table(table, bill)
     con, _ = ingest(run, project, bill)
-    assert con.execute("SELECT resource_id, tags, billed_cost FROM charges ORDER BY 1").fetchall() == [
-        ("i-0node", '{"team":"ml"}', Decimal("1.75")),
-        ("pod-a", '{"team":"ml","cost-label":"qwen-coder-train-sft"}', Decimal("3.25")),
+    assert con.execute(
+        "SELECT resource_id, tags, billed_cost, credits FROM charges ORDER BY 1"
+    ).fetchall() == [
+        (
+            "i-0node",
+            '{"team":"ml"}',
+            Decimal("1.75"),
+            '[{"ContractCommitmentId":"cc-1","ContractCommitmentAppliedCost":1.75}]',
+        ),
+        ("pod-a", '{"team":"ml","cost-label":"qwen-coder-train-sft"}', Decimal("3.25"), None),
     ]
 
 

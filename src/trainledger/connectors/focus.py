@@ -64,7 +64,7 @@ OPTIONAL = {
         "ContractApplied",
     )
 }
-# Columns whose values are JSON objects: a parquet file may hold them as maps or structs.
+# Columns whose values are JSON: a parquet file may hold them as maps, structs or lists.
 JSON_COLUMNS = ("Tags", "AllocatedTags", "AllocatedMethodDetails", "ContractApplied")
 SUFFIXES = staging.SUFFIXES["csv"] + staging.SUFFIXES["parquet"]
 Options = LocalFiles
@@ -80,13 +80,17 @@ def _fingerprint(files: list[Path], hashes: ContentHashes) -> str:
     return digest.hexdigest()
 
 
+def _nested(duckdb_type: str) -> bool:
+    return duckdb_type.startswith(("MAP", "STRUCT")) or duckdb_type.endswith("[]")
+
+
 def scan(con: Connection, files: list[Path]) -> None:
     found = staging.formats(files)
     if found == {"parquet"}:
         staging.read_parquet(con, f"{RAW_VIEW}_typed", files)
         types = staging.view_columns(con, f"{RAW_VIEW}_typed")
         # AWS writes Tags as a parquet map; charges keep tags (and the other JSON columns) as JSON text.
-        nested = [c for c in JSON_COLUMNS if types.get(c, "VARCHAR").startswith(("MAP", "STRUCT"))]
+        nested = [c for c in JSON_COLUMNS if _nested(types.get(c, "VARCHAR"))]
         replace = sql.columns(
             sql.alias(sql.Fragment(f"CAST(to_json({sql.ident(c).text}) AS VARCHAR)"), c) for c in nested
         )
