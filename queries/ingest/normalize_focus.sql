@@ -1,15 +1,19 @@
--- Normalise FOCUS 1.x rows (view focus_raw_full, text or typed) into charges.
--- Grain: one row per FOCUS row. Parameters: $source (source name).
+-- Normalise FOCUS 1.x rows (view focus_rows, text or typed) into charges.
+-- Grain: one row per FOCUS row that counts (focus_rows). Parameters: $source (source name).
 -- Costs are cast from their text to DECIMAL(38, 12): no float on the way. EffectiveCost and ListCost
 -- default to BilledCost where a file leaves them empty. The provider is the provider table's id for the
 -- file's ProviderName (schema/provider_id: Microsoft is azure), 'focus' where the file names none.
+-- FOCUS 1.3 allocated charges (AllocatedResourceId set) are charges of what they are allocated to, as a
+-- pod's row is: that resource id and name, and their AllocatedTags over the origin's Tags (FOCUS_Spec
+-- allocatedtags.md: the allocated charge's own tags, never the ones already in Tags). ContractApplied (the
+-- contract commitments a charge drew on, MongoDB Atlas's credits) is kept as the charge's credits.
 WITH typed AS (
     SELECT
         *,
         CAST(CAST(BilledCost AS VARCHAR) AS DECIMAL(38, 12)) AS billed,
         utc_time(CAST(BillingPeriodStart AS VARCHAR)) AS bp_start,
         utc_time(CAST(BillingPeriodEnd AS VARCHAR)) AS bp_end
-    FROM focus_raw_full
+    FROM focus_rows
 )
 SELECT
     $source AS source,
@@ -26,8 +30,9 @@ SELECT
     ChargeCategory AS line_item_type,
     ServiceName AS service_name,
     ServiceCategory AS service_category,
-    nullif(trim(CAST(ResourceId AS VARCHAR)), '') AS resource_id,
-    text_or_null(ResourceName) AS resource_name,
+    nullif(trim(CAST(coalesce(text_or_null(AllocatedResourceId), ResourceId) AS VARCHAR)), '') AS resource_id,
+    CASE WHEN text_or_null(AllocatedResourceId) IS NULL THEN text_or_null(ResourceName)
+         ELSE text_or_null(AllocatedResourceName) END AS resource_name,
     ResourceType AS resource_type,
     RegionId AS region_id,
     CAST(SkuId AS VARCHAR) AS sku_id,
@@ -40,11 +45,13 @@ SELECT
     coalesce(CAST(CAST(ListCost AS VARCHAR) AS DECIMAL(38, 12)), billed) AS list_cost,
     CAST(CommitmentDiscountId AS VARCHAR) AS commitment_id,
     PricingCategory AS pricing_category,
-    coalesce(CAST(Tags AS VARCHAR), '{}') AS tags,
+    CASE WHEN AllocatedTags IS NULL THEN coalesce(CAST(Tags AS VARCHAR), '{}')
+         ELSE CAST(json_merge_patch(coalesce(CAST(Tags AS VARCHAR), '{}'), CAST(AllocatedTags AS VARCHAR)) AS VARCHAR)
+    END AS tags,
     filename AS source_file,
     file_row_number + 1 AS source_row,
     CAST(file_row_number + 1 AS VARCHAR) AS row_identity,
-    CAST(NULL AS VARCHAR) AS credits,
+    text_or_null(ContractApplied) AS credits,
     CAST(NULL AS DOUBLE) AS currency_conversion_rate,
     text_or_null(InvoiceId) AS invoice_id
 FROM typed

@@ -84,6 +84,27 @@ FROM (
     SELECT file, row_no, 'Tags', 'expected a JSON object, got ''' || left(CAST(Tags AS VARCHAR), 60) || '''', 10
     FROM typed WHERE Tags IS NOT NULL AND (NOT json_valid(CAST(Tags AS VARCHAR))
         OR json_type(CAST(Tags AS VARCHAR)) <> 'OBJECT')
+    UNION ALL
+    -- FOCUS 1.3's JSON columns (FOCUS_Spec allocatedtags.md, allocatedmethoddetails.md, contractapplied.md):
+    -- AllocatedTags is Key-Value Format like Tags, an object merged over them. AllocatedMethodDetails and
+    -- ContractApplied are kept, never read for money: any JSON object or list (the spec's ContractApplied
+    -- example shows a list of commitments), not text that is no JSON.
+    SELECT file, row_no, column_name, 'expected ' || expected || ', got ''' || left(value, 60) || '''',
+           10 + column_order / 10
+    FROM (
+        SELECT file, row_no, 'AllocatedTags' AS column_name, CAST(AllocatedTags AS VARCHAR) AS value,
+               ['OBJECT'] AS kinds, 'a JSON object' AS expected, 1 AS column_order
+        FROM typed
+        UNION ALL
+        SELECT file, row_no, 'AllocatedMethodDetails', CAST(AllocatedMethodDetails AS VARCHAR),
+               ['OBJECT', 'ARRAY'], 'a JSON object or list', 2
+        FROM typed
+        UNION ALL
+        SELECT file, row_no, 'ContractApplied', CAST(ContractApplied AS VARCHAR), ['OBJECT', 'ARRAY'],
+               'a JSON object or list', 3
+        FROM typed
+    )
+    WHERE value IS NOT NULL AND (NOT json_valid(value) OR NOT list_contains(kinds, json_type(value)))
 )
 ORDER BY priority, file, row_no, column_name
 LIMIT 1

@@ -48,7 +48,8 @@ CREATE TABLE IF NOT EXISTS charges (
     source_row BIGINT,                          -- 1-based; the file is the charge's slot's (charge_files)
     row_identity VARCHAR,                       -- provider's line item id, for audit (CUR: identity_line_item_id,
                                                 -- repeated per hour: the charge period tells those apart)
-    credits VARCHAR,                            -- GCP: JSON list of the row's credits, each type kept
+    credits VARCHAR,                            -- GCP: JSON list of the row's credits, each type kept;
+                                                -- FOCUS 1.3: the row's ContractApplied object
     currency_conversion_rate DOUBLE,            -- GCP: local currency per USD, as the export gives it
     resource_name VARCHAR,                      -- the resource's own name where the bill gives one besides its
                                                 -- id (GCP resource.name, FOCUS ResourceName): the log may use it

@@ -192,6 +192,12 @@ def deliveries(
 ) -> list[Delivery]:
     storage = open_storage(source, config)
     if isinstance(storage, LocalStorage) and storage.root.is_file():
+        if not storage.root.name.endswith(DATA_SUFFIXES):
+            raise InputError(
+                f"{storage.root}: {staging.looks_like(storage.root)}, not a legacy CUR report; expected a "
+                "report file (.csv, .csv.gz or .parquet) or the report's folder <prefix>/<report name> with "
+                "its yyyymmdd-yyyymmdd/<report>-Manifest.json"
+            )
         storage = _SingleFile(storage.root, storage.hashes)
     return assemblies(storage, period, source.name, reporter)
 

@@ -18,7 +18,7 @@ from trainledger.connectors import sql, staging
 from trainledger.connectors.aws_session import EXAMPLE_OPTIONS
 from trainledger.connectors.contract import Delivery, Example, Staged
 from trainledger.connectors.locations import AwsFiles, open_storage
-from trainledger.connectors.storage import Entry, Storage, fingerprint, read_manifest, resolve
+from trainledger.connectors.storage import Entry, LocalStorage, Storage, fingerprint, read_manifest, resolve
 from trainledger.core import queries
 from trainledger.core.config import Config
 from trainledger.core.config_types import SourceConfig
@@ -115,6 +115,11 @@ def exports(
     The version covers the period's manifest and data objects, so a rewritten period (new execution, late
     restatement) is seen without reading anything.
     """
+    if isinstance(storage, LocalStorage) and storage.root.is_file():
+        raise InputError(
+            f"{storage.root}: {staging.looks_like(storage.root)}, not a Data Exports folder; expected uri "
+            f"= <prefix>/<export name>, a folder with data/ and metadata/ inside ({what})"
+        )
     manifests: dict[str, list[Entry]] = defaultdict(list)
     data: dict[str, list[Entry]] = defaultdict(list)
     for entry in storage.entries():

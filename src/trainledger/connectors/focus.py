@@ -1,7 +1,13 @@
-"""Any FOCUS 1.x Cost and Usage file (CSV, csv.gz or parquet; Azure, OCI, AWS or GCP exports).
+"""Any FOCUS 1.x Cost and Usage file (CSV, csv.gz or parquet; Azure, OCI, AWS or GCP exports), 1.3 included.
 
-Real files bend the spec (the official sample writes nulls as ``NULL`` and timestamps without ``T``/``Z``),
-so everything is read as text and cast here, with a clear error for what cannot be cast.
+Real files bend the spec (the official sample writes nulls as ``NULL``, the spec's own examples ``null``,
+timestamps come without ``T``/``Z``), so everything is read as text and cast here, with a clear error for
+what cannot be cast. FOCUS 1.3 (FOCUS_Spec ``specification/datasets/cost_and_usage/columns/``): the
+provider is ``ServiceProviderName`` (``ProviderName`` is deprecated); an allocated charge of a data
+generator-calculated split cost allocation is a charge of its ``AllocatedResourceId`` with its
+``AllocatedTags`` over its ``Tags``, as a pod's row is, and an origin charge kept whole beside the
+allocated charges that restate it is left out (``ingest/focus_restated_origins.sql``), so it counts once;
+``ContractApplied`` is kept with the charge (its ``credits``).
 """
 
 from __future__ import annotations
@@ -47,8 +53,19 @@ OPTIONAL = {
         "x_UsageType",
         "ChargeDescription",
         "InvoiceId",
+        # FOCUS 1.3
+        "ServiceProviderName",
+        "HostProviderName",
+        "AllocatedMethodId",
+        "AllocatedMethodDetails",
+        "AllocatedResourceId",
+        "AllocatedResourceName",
+        "AllocatedTags",
+        "ContractApplied",
     )
 }
+# Columns whose values are JSON: a parquet file may hold them as maps, structs or lists.
+JSON_COLUMNS = ("Tags", "AllocatedTags", "AllocatedMethodDetails", "ContractApplied")
 SUFFIXES = staging.SUFFIXES["csv"] + staging.SUFFIXES["parquet"]
 Options = LocalFiles
 EXAMPLE = Example("billing/focus.csv", "any provider's FOCUS 1.x CSV or parquet, a file or folder")
@@ -63,14 +80,22 @@ def _fingerprint(files: list[Path], hashes: ContentHashes) -> str:
     return digest.hexdigest()
 
 
+def _nested(duckdb_type: str) -> bool:
+    return duckdb_type.startswith(("MAP", "STRUCT")) or duckdb_type.endswith("[]")
+
+
 def scan(con: Connection, files: list[Path]) -> None:
     found = staging.formats(files)
     if found == {"parquet"}:
         staging.read_parquet(con, f"{RAW_VIEW}_typed", files)
-        tags_type = staging.view_columns(con, f"{RAW_VIEW}_typed").get("Tags", "")
-        # AWS writes Tags as a parquet map; charges keep tags as a JSON object.
-        select = "* REPLACE (CAST(to_json(Tags) AS VARCHAR) AS Tags)" if tags_type.startswith("MAP") else "*"
-        staging.derive_view(con, RAW_VIEW, f"{RAW_VIEW}_typed", sql.Fragment(select))
+        types = staging.view_columns(con, f"{RAW_VIEW}_typed")
+        # AWS writes Tags as a parquet map; charges keep tags (and the other JSON columns) as JSON text.
+        nested = [c for c in JSON_COLUMNS if _nested(types.get(c, "VARCHAR"))]
+        replace = sql.columns(
+            sql.alias(sql.Fragment(f"CAST(to_json({sql.ident(c).text}) AS VARCHAR)"), c) for c in nested
+        )
+        select = sql.Fragment(f"* REPLACE ({replace.text})" if nested else "*")
+        staging.derive_view(con, RAW_VIEW, f"{RAW_VIEW}_typed", select)
         return
     if "parquet" in found:
         raise InputError(f"{files[0].parent}: mixes parquet and CSV FOCUS files; keep one format per source")
@@ -78,7 +103,7 @@ def scan(con: Connection, files: list[Path]) -> None:
         if f.stat().st_size == 0:
             raise InputError(f"{f}: file is empty; expected a FOCUS CSV with a header line")
     staging.read_csv(
-        con, f"{RAW_VIEW}_text", files, union_by_name=True, null_padding=False, na_values=["NULL", ""]
+        con, f"{RAW_VIEW}_text", files, union_by_name=True, null_padding=False, na_values=["NULL", "null", ""]
     )
     staging.number_rows(con, f"{RAW_VIEW}_text", RAW_VIEW)
 
@@ -112,5 +137,13 @@ def stage_files(
     staging.add_missing_columns(con, RAW_VIEW, OPTIONAL, REQUIRED, where, "FOCUS", csv_files)
     staging.first_problem(con, "ingest/validate_focus", {})
     staging.check_sums(con, f"{RAW_VIEW}_full", ("BilledCost", "EffectiveCost", "ListCost"))
+    sql.run(con, "ingest/focus_restated_origins")
+    (restated,) = sql.run(con, "ingest/focus_restated_count").fetchone() or (0,)
+    if restated:
+        reporter.step(
+            f"{source}: {restated} origin charge(s) restated by their allocated charges (FOCUS split cost "
+            "allocation) counted once, through the allocated charges"
+        )
+    sql.run(con, "ingest/focus_rows")
     periods.stage_table(con, "ingest/normalize_focus", {"source": source})
     return Staged(shown)

@@ -244,9 +244,7 @@ def _not_an_export_file(path: Path) -> str | None:
     """What a file given as an export really is, when its name or first bytes say it is not one."""
     if not path.name.endswith(FILE_SUFFIXES):
         kind = (
-            "a CSV file"
-            if path.name.lower().endswith(staging.SUFFIXES["csv"])
-            else f"not a {path.suffix or 'known'} file"
+            "a CSV file" if path.name.lower().endswith(staging.SUFFIXES["csv"]) else staging.looks_like(path)
         )
         return f"{kind}, not parquet or JSON Lines"
     if path.name.endswith(".parquet"):

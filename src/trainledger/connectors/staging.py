@@ -152,6 +152,37 @@ def _head(path: Path) -> str:
     return data.decode("utf-8", errors="replace")
 
 
+_SEPARATORS = (
+    ("\x01", "text with fields separated by \\x01 (a Hive/Athena text table)"),
+    ("\t", "tab-separated text"),
+    (";", "text with fields separated by semicolons"),
+    ("|", "text with fields separated by '|'"),
+    (",", "CSV text"),
+)
+
+
+def looks_like(path: Path) -> str:
+    """What a file holds, in words, from its first bytes (through gzip): the start of the one line saying
+    that a file given as a bill is not the bill its source kind reads."""
+    with path.open("rb") as raw:
+        magic = raw.read(4)
+    if not magic:
+        return "an empty file"
+    if magic == b"PAR1":
+        return "a parquet file"
+    if magic.startswith(b"PK\x03\x04"):
+        return "a ZIP archive"
+    text = _head(path)
+    header = text.splitlines()[0] if text else ""
+    if "\x00" in text or "\ufffd" in text[:4096]:
+        inner = "binary data"
+    elif header.lstrip().startswith(("{", "[")):
+        inner = "JSON"
+    else:
+        inner = next((what for sep, what in _SEPARATORS if sep in header), "text")
+    return f"a gzip file of {inner}" if magic[:2] == b"\x1f\x8b" else f"a file of {inner}"
+
+
 def csv_shape_problem(path: Path) -> str | None:
     """What a file named as CSV really holds, in words, when it cannot be the expected CSV; else None.
 
