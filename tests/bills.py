@@ -42,6 +42,7 @@ class Charge:
     charge_category: str = "Usage"
     service_name: str = "Amazon Elastic Compute Cloud"
     usage_type: str | None = "BoxUsage:p5.48xlarge"
+    service_category: str | None = None  # a FOCUS ServiceCategory, as FOCUS and the API sources write it
     effective: Decimal | None = None
     list_cost: Decimal | None = None
     currency: str = "USD"
@@ -67,6 +68,7 @@ class Charge:
             "service_name": self.service_name,
             "resource_id": self.resource_id,
             "usage_type": self.usage_type,
+            "service_category": self.service_category,
             "billing_currency": self.currency,
             "billed_cost": self.cost,
             "effective_cost": self.cost if self.effective is None else self.effective,

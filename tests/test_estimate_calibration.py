@@ -133,7 +133,16 @@ def test_an_llm_api_bill_in_the_phase_does_not_move_the_calibration() -> None:
     # Provider anthropic, category compute (as the anthropic-costs source files its charges), its labels e2's.
     labels = {"project": "p", "experiment": "e2", "phase": "train"}
     judge = Charge(
-        "judge-e2", Decimal("1000.00"), at(0), at(10), "wrkspc_judge", labels, provider="anthropic"
+        "judge-e2",
+        Decimal("1000.00"),
+        at(0),
+        at(10),
+        "wrkspc_judge",
+        labels,
+        service_name="Anthropic API",
+        usage_type=None,
+        service_category="AI and Machine Learning",
+        provider="anthropic",
     )
     con = history(more=(judge,))
     assert con.execute(
