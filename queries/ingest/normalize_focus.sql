@@ -1,11 +1,12 @@
 -- Normalise FOCUS 1.x rows (view focus_raw_full, text or typed) into charges.
 -- Grain: one row per FOCUS row. Parameters: $source (source name).
--- Costs are cast from their text to DECIMAL(38, 12): no float on the way. EffectiveCost and ListCost
+-- Costs become DECIMAL(38, 12) from their text, rounded half-even to 12 places (money, schema.sql): no float
+-- on the way. EffectiveCost and ListCost
 -- default to BilledCost where a file leaves them empty.
 WITH typed AS (
     SELECT
         *,
-        CAST(CAST(BilledCost AS VARCHAR) AS DECIMAL(38, 12)) AS billed,
+        money(BilledCost) AS billed,
         utc_time(CAST(BillingPeriodStart AS VARCHAR)) AS bp_start,
         utc_time(CAST(BillingPeriodEnd AS VARCHAR)) AS bp_end
     FROM focus_raw_full
@@ -39,8 +40,8 @@ SELECT
     ConsumedUnit AS consumed_unit,
     BillingCurrency AS billing_currency,
     billed AS billed_cost,
-    coalesce(CAST(CAST(EffectiveCost AS VARCHAR) AS DECIMAL(38, 12)), billed) AS effective_cost,
-    coalesce(CAST(CAST(ListCost AS VARCHAR) AS DECIMAL(38, 12)), billed) AS list_cost,
+    coalesce(money(EffectiveCost), billed) AS effective_cost,
+    coalesce(money(ListCost), billed) AS list_cost,
     CAST(CommitmentDiscountId AS VARCHAR) AS commitment_id,
     PricingCategory AS pricing_category,
     coalesce(CAST(Tags AS VARCHAR), '{}') AS tags,

@@ -7,9 +7,10 @@ so everything is read as text and cast here, with a clear error for what cannot 
 from __future__ import annotations
 
 import hashlib
+from functools import partial
 from pathlib import Path
 
-from trainledger.connectors import periods, sql, staging
+from trainledger.connectors import periods, rounding, sql, staging
 from trainledger.connectors.contract import Delivery, Example, Staged
 from trainledger.connectors.locations import LocalFiles, content_hashes, files_under, local_path, required_uri
 from trainledger.connectors.storage import ContentHashes
@@ -50,6 +51,10 @@ OPTIONAL = {
     )
 }
 SUFFIXES = staging.SUFFIXES["csv"] + staging.SUFFIXES["parquet"]
+# The money columns: summed (each total must fit DECIMAL(38, 12)) and their rounding recorded (rounding.py).
+MONEY = rounding.MoneyColumns(
+    f"{RAW_VIEW}_full", "BillingPeriodStart", "BillingCurrency", ("BilledCost", "EffectiveCost", "ListCost")
+)
 Options = LocalFiles
 EXAMPLE = Example("billing/focus.csv", "any provider's FOCUS 1.x CSV or parquet, a file or folder")
 
@@ -111,6 +116,6 @@ def stage_files(
     csv_files = [(f, s) for f, s in zip(files, shown, strict=True) if not f.name.endswith(".parquet")]
     staging.add_missing_columns(con, RAW_VIEW, OPTIONAL, REQUIRED, where, "FOCUS", csv_files)
     staging.first_problem(con, "ingest/validate_focus", {})
-    staging.check_sums(con, f"{RAW_VIEW}_full", ("BilledCost", "EffectiveCost", "ListCost"))
+    staging.check_sums(con, f"{RAW_VIEW}_full", MONEY.columns)
     periods.stage_table(con, "ingest/normalize_focus", {"source": source})
-    return Staged(shown)
+    return Staged(shown, residues=partial(rounding.residues, con, MONEY))
