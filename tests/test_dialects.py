@@ -109,6 +109,11 @@ def test_the_engines_on_paper_get_every_query_and_say_what_did_not_translate(dia
         "export/focus",
         "ingest/cost_sum_reached",  # BigQuery: NULLS LAST in a window's order
         "ingest/insert_unpriced",  # BigQuery: first(... ORDER BY ...)
+        # Trino: the struct literals of the money macros (schema/warehouse.sql money_digits); ingest is DuckDB's
+        "ingest/money_residues",
+        "ingest/normalize_cur2",
+        "ingest/normalize_focus",
+        "ingest/validate_focus",
         "ingest/normalize_gcp_billing",
         "ingest/normalize_gcp_focus",  # BigQuery: array_sort of a lambda's order
         "ingest/validate_cur2",

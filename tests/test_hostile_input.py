@@ -449,6 +449,35 @@ def _twelve_decimals_kept(inputs: Inputs, result: Result) -> None:
     ]
 
 
+def _residue(inputs: Inputs, source: str) -> dict[str, dict[str, str]]:
+    """The rounding residue the run ledger recorded for the last run's ``source``."""
+    (detail,) = inputs.query("SELECT detail FROM runs ORDER BY started_at DESC LIMIT 1")[0]
+    (entry,) = [e for e in json.loads(str(detail))["sources"] if e["source"] == source]
+    residue: dict[str, dict[str, str]] = entry["rounding_residue"]
+    return residue
+
+
+def _thirteen_decimals_rounded(inputs: Inputs, result: Result) -> None:
+    """SPEC §2: 4e-13 is rounded (half-even) to 0, not refused, and not lost silently: its residue is kept."""
+    assert inputs.query(
+        "SELECT billed_cost, effective_cost, list_cost FROM charges WHERE source = 'hostile'"
+    ) == [(Decimal(0), Decimal(0), Decimal(0))]
+    usd = {"USD": "0.0000000000004"}
+    assert _residue(inputs, "hostile") == {"BilledCost": usd, "EffectiveCost": usd, "ListCost": usd}
+
+
+def _effective_rounded_up(inputs: Inputs, result: Result) -> None:
+    assert inputs.query("SELECT effective_cost FROM charges WHERE source = 'hostile'") == [(Decimal(1),)]
+    assert _residue(inputs, "hostile") == {"EffectiveCost": {"USD": "-0.0000000000001"}}
+
+
+def _cur_cost_rounded_to_zero(inputs: Inputs, result: Result) -> None:
+    assert inputs.query("SELECT billed_cost FROM charges WHERE source = 'aws-cur2' AND source_row = 12") == [
+        (Decimal(0),)
+    ]
+    assert _residue(inputs, "aws-cur2") == {"line_item_unblended_cost": {"USD": "0.0000000000004"}}
+
+
 def _cur_rows_edited(
     edit: Callable[[list[str], list[list[str]]], tuple[list[str], list[list[str]]]],
 ) -> Callable[[Inputs], None]:
@@ -910,11 +939,7 @@ CASES = [
         ),
     ),
     Case(
-        "focus-cost-with-13-decimals",
-        _focus_costs("fine.csv", "4e-13"),
-        Refused(
-            "{focus}, row 1, column BilledCost: expected at most 12 decimal places (DECIMAL(38, 12)), got '4e-13'"
-        ),
+        "focus-cost-with-13-decimals", _focus_costs("fine.csv", "4e-13"), Handled(_thirteen_decimals_rounded)
     ),
     Case(
         "focus-effective-cost-with-13-decimals",
@@ -923,19 +948,13 @@ CASES = [
             (HOSTILE / "focus" / "header-only.csv").read_text(encoding="utf-8")
             + FOCUS_ROW.format(cost="1.00").replace(",1.00,1.00,1.00", ",1.00,0.9999999999999,1.00"),
         ),
-        Refused(
-            "{focus}, row 1, column EffectiveCost: expected at most 12 decimal places (DECIMAL(38, 12)), "
-            "got '0.9999999999999'"
-        ),
+        Handled(_effective_rounded_up),
     ),
     Case("focus-cost-with-12-decimals", _focus_costs("fine.csv", "1000e-15"), Handled(_twelve_decimals_kept)),
     Case(
         "cur2-cost-with-13-decimals",
         _cell(12, "line_item_unblended_cost", "0.0000000000004"),
-        Refused(
-            "{cur}, row 12, column line_item_unblended_cost: expected at most 12 decimal places "
-            "(DECIMAL(38, 12)), got '0.0000000000004'"
-        ),
+        Handled(_cur_cost_rounded_to_zero),
     ),
     Case(
         "focus-long-row",

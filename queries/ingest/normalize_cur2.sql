@@ -1,7 +1,7 @@
 -- Normalise AWS CUR 2.0 line items (view cur2_raw_full) into FOCUS-shaped charges.
 -- Grain: one row per line item. Parameters: $source (source name).
--- Costs arrive as doubles and become DECIMAL(38, 12) once, here
--- (double_to_money, schema.sql). EffectiveCost is AWS's amortised cost
+-- Costs arrive as doubles (parquet) or text (csv.gz) and become DECIMAL(38, 12) once, here, rounded
+-- half-even to 12 places (money, schema.sql). EffectiveCost is AWS's amortised cost
 -- by line item type, as in AWS's Well-Architected "amortized cost by charge type" CUR query: covered usage
 -- at its Savings Plan / reservation effective cost, the Savings Plan recurring fee at its unused commitment,
 -- RIFee at its unused amortised upfront plus unused recurring fee, SP negation and upfront fee and a Fee
@@ -45,15 +45,15 @@
 WITH typed AS (
     SELECT
         *,
-        double_to_money(line_item_unblended_cost) AS unblended,
-        coalesce(double_to_money(pricing_public_on_demand_cost), 0) AS on_demand,
-        coalesce(double_to_money(savings_plan_savings_plan_effective_cost), 0)
+        money(line_item_unblended_cost) AS unblended,
+        coalesce(money(pricing_public_on_demand_cost), 0) AS on_demand,
+        coalesce(money(savings_plan_savings_plan_effective_cost), 0)
             AS sp_effective,
-        coalesce(double_to_money(savings_plan_total_commitment_to_date), 0) AS sp_commitment,
-        coalesce(double_to_money(savings_plan_used_commitment), 0) AS sp_used,
-        coalesce(double_to_money(reservation_effective_cost), 0) AS ri_effective,
-        coalesce(double_to_money(reservation_unused_amortized_upfront_fee_for_billing_period), 0)
-            + coalesce(double_to_money(reservation_unused_recurring_fee), 0) AS ri_unused,
+        coalesce(money(savings_plan_total_commitment_to_date), 0) AS sp_commitment,
+        coalesce(money(savings_plan_used_commitment), 0) AS sp_used,
+        coalesce(money(reservation_effective_cost), 0) AS ri_effective,
+        coalesce(money(reservation_unused_amortized_upfront_fee_for_billing_period), 0)
+            + coalesce(money(reservation_unused_recurring_fee), 0) AS ri_unused,
         utc_time(bill_billing_period_start_date) AS bp_start,
         utc_time(bill_billing_period_end_date) AS bp_end,
         coalesce(nullif(trim(CAST(line_item_resource_id AS VARCHAR)), ''),
@@ -67,9 +67,9 @@ pods AS (
     SELECT
         filename, file_row_number, trim(CAST(split_line_item_parent_resource_id AS VARCHAR)) AS split_parent,
         line_item_usage_start_date AS usage_start,
-        coalesce(double_to_money(split_line_item_split_cost), 0) AS split,
-        coalesce(double_to_money(split_line_item_unused_cost), 0) AS unused,
-        coalesce(double_to_money(split_line_item_public_on_demand_split_cost), 0) AS list_split
+        coalesce(money(split_line_item_split_cost), 0) AS split,
+        coalesce(money(split_line_item_unused_cost), 0) AS unused,
+        coalesce(money(split_line_item_public_on_demand_split_cost), 0) AS list_split
     FROM cur2_raw_full
     WHERE nullif(trim(CAST(split_line_item_parent_resource_id AS VARCHAR)), '') IS NOT NULL
       AND split_line_item_split_cost IS NOT NULL
@@ -80,7 +80,7 @@ pods AS (
 parents AS (
     SELECT DISTINCT ON (resource, usage_start)
         filename, file_row_number, trim(CAST(line_item_resource_id AS VARCHAR)) AS resource,
-        line_item_usage_start_date AS usage_start, double_to_money(line_item_unblended_cost) AS unblended
+        line_item_usage_start_date AS usage_start, money(line_item_unblended_cost) AS unblended
     FROM cur2_raw_full
     WHERE trim(CAST(line_item_resource_id AS VARCHAR)) IN (SELECT split_parent FROM pods)
       AND line_item_line_item_type IN ('Usage', 'DiscountedUsage', 'SavingsPlanCoveredUsage')
@@ -155,7 +155,7 @@ SELECT
     coalesce(text_or_null(product_region_code), text_or_null(product['region'])) AS region_id,
     text_or_null(product_sku) AS sku_id,
     text_or_null(line_item_usage_type) AS usage_type,
-    double_to_money(line_item_usage_amount) AS consumed_quantity,
+    money(line_item_usage_amount) AS consumed_quantity,
     text_or_null(pricing_unit) AS consumed_unit,
     line_item_currency_code AS billing_currency,
     unblended + coalesce(billed_share, 0) - coalesce(billed_given, 0) AS billed_cost,

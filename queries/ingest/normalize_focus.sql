@@ -1,8 +1,9 @@
 -- Normalise FOCUS 1.x rows (view focus_rows, text or typed) into charges.
 -- Grain: one row per FOCUS row that counts (focus_rows). Parameters: $source (source name).
--- Costs are cast from their text to DECIMAL(38, 12): no float on the way. EffectiveCost and ListCost
--- default to BilledCost where a file leaves them empty. The provider is the provider table's id for the
--- file's ProviderName (schema/provider_id: Microsoft is azure), 'focus' where the file names none.
+-- Costs become DECIMAL(38, 12) from their text, rounded half-even to 12 places (money, schema/warehouse.sql):
+-- no float on the way. EffectiveCost and ListCost default to BilledCost where a file leaves them empty.
+-- The provider is the provider table's id for the file's ProviderName (schema/provider_id: Microsoft is
+-- azure), 'focus' where the file names none.
 -- FOCUS 1.3 allocated charges (AllocatedResourceId set) are charges of what they are allocated to, as a
 -- pod's row is: that resource id and name, and their AllocatedTags over the origin's Tags (FOCUS_Spec
 -- allocatedtags.md: the allocated charge's own tags, never the ones already in Tags). ContractApplied (the
@@ -10,7 +11,7 @@
 WITH typed AS (
     SELECT
         *,
-        CAST(CAST(BilledCost AS VARCHAR) AS DECIMAL(38, 12)) AS billed,
+        money(BilledCost) AS billed,
         utc_time(CAST(BillingPeriodStart AS VARCHAR)) AS bp_start,
         utc_time(CAST(BillingPeriodEnd AS VARCHAR)) AS bp_end
     FROM focus_rows
@@ -41,8 +42,8 @@ SELECT
     ConsumedUnit AS consumed_unit,
     BillingCurrency AS billing_currency,
     billed AS billed_cost,
-    coalesce(CAST(CAST(EffectiveCost AS VARCHAR) AS DECIMAL(38, 12)), billed) AS effective_cost,
-    coalesce(CAST(CAST(ListCost AS VARCHAR) AS DECIMAL(38, 12)), billed) AS list_cost,
+    coalesce(money(EffectiveCost), billed) AS effective_cost,
+    coalesce(money(ListCost), billed) AS list_cost,
     CAST(CommitmentDiscountId AS VARCHAR) AS commitment_id,
     PricingCategory AS pricing_category,
     CASE WHEN AllocatedTags IS NULL THEN coalesce(CAST(Tags AS VARCHAR), '{}')

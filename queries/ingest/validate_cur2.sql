@@ -5,7 +5,7 @@
 -- Times without a zone are UTC: AWS writes every CUR time in UTC (the session time zone is UTC). A time
 -- outside the years 2000-2099 is refused (bill_time: schema.sql), never made a billing period.
 -- Money columns must be finite and fit DECIMAL(38, 12) (a cost written with more than 12 decimal places is
--- refused, not rounded: money_decimals); usage dates outside the billing period are kept
+-- rounded half-even at ingest, not refused: money, schema.sql); usage dates outside the billing period are kept
 -- (corrections may refer to earlier usage), but the row's billing period must be the partition's.
 -- One cheap pass over typed values picks the suspect rows (a superset of the bad ones); the exact checks
 -- and their messages, which need the values as text, look at those rows only (fits_money: schema.sql).
@@ -25,7 +25,6 @@ suspects AS MATERIALIZED (
     SELECT *
     FROM typed
     WHERE unblended IS NULL OR NOT fits_money(line_item_unblended_cost)
-       OR money_decimals(line_item_unblended_cost) > 12
        OR line_item_currency_code IS NULL
        OR line_item_currency_code NOT IN (SELECT unnest(CAST($currencies AS VARCHAR[])))
        OR period_start IS NULL
@@ -96,10 +95,6 @@ FROM (
     SELECT file, row_no, 'line_item_unblended_cost',
            'expected a cost below 10^26, got ''' || CAST(unblended_text AS VARCHAR) || '''', 1
     FROM checked WHERE isfinite(unblended) AND abs(unblended) >= 1e26
-    UNION ALL
-    SELECT file, row_no, 'line_item_unblended_cost',
-           'expected at most 12 decimal places (DECIMAL(38, 12)), got ''' || CAST(unblended_text AS VARCHAR) || '''', 1
-    FROM checked WHERE money_decimals(unblended_text) > 12
     UNION ALL
     SELECT file, row_no, column_name,
            'expected a finite number below 10^26 or nothing, got ''' || value_text || '''', 2

@@ -3,8 +3,8 @@
 -- Times must be ISO 8601 in UTC, as FOCUS requires of every date/time column (iso_utc_text: schema.sql);
 -- without a zone they are UTC (the session time zone is UTC). Anything else (4/1/25, a local offset) and
 -- any year outside 2000-2099 (bill_time) is refused, never made a billing period. A charge period outside
--- its billing period is kept: FOCUS corrections may refer to earlier usage. A cost written with more than
--- 12 decimal places is refused (money_decimals: schema.sql), never rounded.
+-- its billing period is kept: FOCUS corrections may refer to earlier usage. A cost is read as normalize_focus
+-- reads it (money, schema.sql: more than 12 decimal places are rounded half-even, never refused).
 WITH raw AS (
     SELECT filename AS file, file_row_number + 1 AS row_no, * EXCLUDE (filename, file_row_number)
     FROM focus_raw_full
@@ -23,27 +23,15 @@ FROM (
     SELECT file, row_no, 'BilledCost' AS column_name,
            'expected a decimal number, got ' || coalesce('''' || CAST(BilledCost AS VARCHAR) || '''', 'nothing')
                AS problem, 1 AS priority
-    FROM typed WHERE TRY_CAST(CAST(BilledCost AS VARCHAR) AS DECIMAL(38, 12)) IS NULL
+    FROM typed WHERE money(BilledCost) IS NULL
     UNION ALL
     SELECT file, row_no, 'EffectiveCost',
            'expected a decimal number, got ''' || CAST(EffectiveCost AS VARCHAR) || '''', 2
     FROM typed
-    WHERE EffectiveCost IS NOT NULL AND TRY_CAST(CAST(EffectiveCost AS VARCHAR) AS DECIMAL(38, 12)) IS NULL
+    WHERE EffectiveCost IS NOT NULL AND money(EffectiveCost) IS NULL
     UNION ALL
     SELECT file, row_no, 'ListCost', 'expected a decimal number, got ''' || CAST(ListCost AS VARCHAR) || '''', 2.5
-    FROM typed WHERE ListCost IS NOT NULL AND TRY_CAST(CAST(ListCost AS VARCHAR) AS DECIMAL(38, 12)) IS NULL
-    UNION ALL
-    SELECT file, row_no, column_name,
-           'expected at most 12 decimal places (DECIMAL(38, 12)), got ''' || CAST(value AS VARCHAR) || '''',
-           3 + column_order / 10
-    FROM (
-        SELECT file, row_no, 'BilledCost' AS column_name, BilledCost AS value, 0 AS column_order FROM typed
-        UNION ALL
-        SELECT file, row_no, 'EffectiveCost', EffectiveCost, 1 FROM typed
-        UNION ALL
-        SELECT file, row_no, 'ListCost', ListCost, 2 FROM typed
-    )
-    WHERE money_decimals(value) > 12
+    FROM typed WHERE ListCost IS NOT NULL AND money(ListCost) IS NULL
     UNION ALL
     SELECT file, row_no, 'BillingCurrency',
            'expected an ISO 4217 currency code such as USD, got '

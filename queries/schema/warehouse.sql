@@ -331,31 +331,82 @@ CREATE TABLE IF NOT EXISTS estimator_results (
     detail VARCHAR NOT NULL                     -- JSON: Estimate.to_json()
 );
 
--- A cost that arrives as a double (CUR 2.0 parquet, BigQuery FLOAT) becomes exact money through its
--- shortest round-trip decimal text, the number the provider meant, not the binary fraction it stored.
-CREATE MACRO IF NOT EXISTS double_to_money(x) AS CAST(CAST(CAST(x AS DOUBLE) AS VARCHAR) AS DECIMAL(38, 12));
-
 -- Whether a money value as read from a bill (DOUBLE, or text from a CSV) is empty or a finite number
 -- below 10^26, which DECIMAL(38, 12) holds. isfinite() comes first: parquet statistics leave NaN out, and
 -- DuckDB folds a range test such as abs(x) < 1e26 to true from them, NaN rows included.
 CREATE MACRO IF NOT EXISTS fits_money(x) AS
     coalesce(isfinite(TRY_CAST(x AS DOUBLE)) AND abs(TRY_CAST(x AS DOUBLE)) < 1e26, x IS NULL);
 
--- How many decimal places a money value written as text carries, its exponent applied (4e-13: 13,
--- 1000e-15: 12, 0.50: 1; an exponent too large to read: 99), so that what DECIMAL(38, 12) would round away
--- is refused rather than made 0. A typed value (a parquet DOUBLE or DECIMAL) counts 0: its digits are the
--- binary number's, not the provider's.
-CREATE MACRO IF NOT EXISTS money_text_decimals(m) AS
-    CASE
-        WHEN m.exponent <> '' AND TRY_CAST(m.exponent AS INTEGER) IS NULL THEN 99
-        WHEN rtrim(m.fraction, '0') <> '' THEN length(rtrim(m.fraction, '0')) - coalesce(TRY_CAST(m.exponent AS INTEGER), 0)
-        WHEN ltrim(m.whole, '0') = '' THEN 0
-        ELSE -coalesce(TRY_CAST(m.exponent AS INTEGER), 0) - (length(m.whole) - length(rtrim(m.whole, '0')))
+-- Money as read from a bill (text from a CSV, a DOUBLE, a DECIMAL) as DECIMAL(38, 12), rounded half-even
+-- to 12 places (SPEC §2: providers print doubles, 0.000520833333333333), or NULL when it is not a number
+-- below 10^26. A DOUBLE is read through its shortest round-trip text, the number the provider meant, not the
+-- binary fraction it stored. DuckDB's own cast rounds half away from zero (0.0000000000005 -> 1e-12), and
+-- slowly for long text (8 s per 10M values): a value with more than 12 places is cut at the 12th by text
+-- and rounded here, by its digits beyond. Replaced on every open: these bodies change with trainledger.
+-- money_long: whether a value may carry a digit beyond the 12th place (a superset, cheap: a DOUBLE whose
+-- round(x, 12) is itself has a shortest text of at most 12 places, since that text would be shorter).
+CREATE OR REPLACE MACRO money_long(x) AS
+    CASE WHEN typeof(x) IN ('DOUBLE', 'FLOAT') THEN round(TRY_CAST(x AS DOUBLE), 12) <> TRY_CAST(x AS DOUBLE)
+         WHEN typeof(x) LIKE 'DECIMAL(%' THEN TRY_CAST(regexp_extract(typeof(x), ',([0-9]+)[)]', 1) AS INTEGER) > 12
+         ELSE contains(CAST(x AS VARCHAR), 'e') OR contains(CAST(x AS VARCHAR), 'E')
+              OR (length(CAST(x AS VARCHAR)) > 13 AND length(CAST(x AS VARCHAR)) - strpos(CAST(x AS VARCHAR), '.') > 12)
     END;
-CREATE MACRO IF NOT EXISTS money_decimals(x) AS
-    CASE WHEN typeof(x) <> 'VARCHAR' THEN 0 ELSE money_text_decimals(
-        regexp_extract(trim(CAST(x AS VARCHAR)), '^[+-]?([0-9]*)(?:[.]([0-9]*))?(?:[eE]([+-]?[0-9]+))?$',
-                       ['whole', 'fraction', 'exponent'])) END;
+-- The value's text, trimmed: a DOUBLE's shortest round-trip text.
+CREATE OR REPLACE MACRO money_text(x) AS
+    trim(CASE WHEN typeof(x) IN ('DOUBLE', 'FLOAT') THEN CAST(TRY_CAST(x AS DOUBLE) AS VARCHAR) ELSE CAST(x AS VARCHAR) END);
+-- A number's text as (sign, digits, point): the value is sign 0.digits x 10^point (4e-13: '', '4', -12).
+-- An exponent below -10^6 counts as -10^6: no bill writes one, and either way the value rounds to 0.
+CREATE OR REPLACE MACRO money_digits(t) AS
+    list_transform([regexp_extract(t, '^([+-]?)([0-9]*)[.]?([0-9]*)(?:[eE]([+-]?[0-9]+))?$',
+                                   ['sign', 'whole', 'fraction', 'exponent'])],
+        lambda money_m: {'sign': replace(money_m.sign, '+', ''), 'digits': money_m.whole || money_m.fraction,
+                   'point': length(money_m.whole) + CASE
+                       WHEN money_m.exponent = '' THEN 0
+                       WHEN money_m.exponent LIKE '-%'
+                           THEN greatest(coalesce(TRY_CAST(money_m.exponent AS BIGINT), -1000000), -1000000)
+                       ELSE TRY_CAST(money_m.exponent AS BIGINT) END})[1];
+-- Exponent text written out in plain digits (anything below 10^-13 as 0.0: it rounds to 0).
+CREATE OR REPLACE MACRO money_plain(money_d) AS
+    CASE WHEN money_d.point < -12 OR ltrim(money_d.digits, '0') = '' THEN '0.0'
+         WHEN money_d.point > 40 THEN NULL
+         WHEN money_d.point <= 0 THEN money_d.sign || '0.' || repeat('0', -money_d.point) || money_d.digits
+         WHEN money_d.point >= length(money_d.digits) THEN money_d.sign || money_d.digits || repeat('0', money_d.point - length(money_d.digits)) || '.0'
+         ELSE money_d.sign || left(money_d.digits, money_d.point) || '.' || substr(money_d.digits, money_d.point + 1) END;
+-- Plain text with a point, rounded half-even at the 12th place by the digits beyond it.
+CREATE OR REPLACE MACRO money_plain_rounded(t) AS
+    CASE WHEN rtrim(substr(t, strpos(t, '.') + 13), '0') > '5'
+           OR (rtrim(substr(t, strpos(t, '.') + 13), '0') = '5'
+               AND substr(t, strpos(t, '.') + 12, 1) IN ('1', '3', '5', '7', '9'))
+         THEN TRY_CAST(left(t, strpos(t, '.') + 12) AS DECIMAL(37, 12))
+              + CAST(CASE WHEN t LIKE '-%' THEN '-0.000000000001' ELSE '0.000000000001' END AS DECIMAL(38, 12))
+         ELSE TRY_CAST(left(t, strpos(t, '.') + 12) AS DECIMAL(38, 12)) END;
+CREATE OR REPLACE MACRO money_rounded(t) AS
+    CASE WHEN NOT regexp_full_match(t, '[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?') THEN NULL
+         WHEN contains(t, 'e') OR contains(t, 'E')
+             THEN list_transform([money_plain(money_digits(t))], lambda money_p: money_plain_rounded(money_p))[1]
+         WHEN contains(t, '.') THEN money_plain_rounded(t)
+         ELSE TRY_CAST(t AS DECIMAL(38, 12)) END;
+CREATE OR REPLACE MACRO money(x) AS
+    CASE WHEN NOT coalesce(money_long(x), false)
+         THEN CASE WHEN typeof(x) LIKE 'DECIMAL(%' THEN TRY_CAST(x AS DECIMAL(38, 12))
+                   WHEN typeof(x) IN ('DOUBLE', 'FLOAT') THEN TRY_CAST(CAST(TRY_CAST(x AS DOUBLE) AS VARCHAR) AS DECIMAL(38, 12))
+                   ELSE TRY_CAST(CAST(x AS VARCHAR) AS DECIMAL(38, 12)) END
+         ELSE list_transform([money_text(x)], lambda money_t: money_rounded(money_t))[1] END;
+-- What rounding money(x) took away (the value as written minus money(x)), exact, as an integer n of units of
+-- 10^-(12 + places): {places, n}, NULL when nothing was. The caller sums n by places (BIGNUM: no bound).
+CREATE OR REPLACE MACRO money_residue_cut(sign, digits, cut) AS
+    {'places': greatest(-cut, 0) + length(rtrim(substr(digits, greatest(cut, 0) + 1), '0')),
+     'n': CAST(sign || rtrim(substr(digits, greatest(cut, 0) + 1), '0') AS BIGNUM)
+          - CASE WHEN cut >= 0 AND (rtrim(substr(digits, cut + 1), '0') > '5'
+                                    OR (rtrim(substr(digits, cut + 1), '0') = '5'
+                                        AND substr(digits, cut, 1) IN ('1', '3', '5', '7', '9')))
+                 THEN CAST(sign || '1' || repeat('0', length(rtrim(substr(digits, cut + 1), '0'))) AS BIGNUM)
+                 ELSE CAST(0 AS BIGNUM) END};
+CREATE OR REPLACE MACRO money_residue(x) AS
+    list_transform([money_digits(money_text(x))],
+        lambda money_d: CASE WHEN money_d.point <= 40
+                             AND rtrim(substr(money_d.digits, greatest(money_d.point + 12, 0) + 1), '0') <> ''
+                       THEN money_residue_cut(money_d.sign, money_d.digits, money_d.point + 12) END)[1];
 
 -- Exact integer units of 1e-12 of a DECIMAL(38, 12) value, for splitting without loss. Whole and fractional
 -- parts apart, so a large quantity (GCP byte-seconds) does not overflow DECIMAL(38, 12) on the way.

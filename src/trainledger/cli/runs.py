@@ -14,11 +14,12 @@ from trainledger.cli.output import emit
 @output_format("table", "json")
 @click.pass_obj
 def runs(obj: Context, limit: int, fmt_: str) -> None:
-    """Recent ingest / attribute / nightly runs, newest first: outcome, sources and versions read, totals."""
+    """Recent ingest / attribute / nightly runs, newest first: outcome, sources and versions read, totals
+    (with --verbose, what rounding each bill's money to 12 decimal places left out)."""
     from trainledger.outputs import views
     from trainledger.warehouse import run_ledger
     from trainledger.warehouse.connection import open_warehouse
 
     with open_warehouse(obj.config, write=False) as con:
         found = run_ledger.recent(con, limit)
-    emit(views.runs(found), fmt_)
+    emit(views.runs(found, obj.verbose), fmt_)

@@ -22,3 +22,6 @@ class IngestResult:
     skipped: bool = False
     version: str | None = None
     files: list[str] = field(default_factory=list)
+    residue: dict[str, dict[str, Decimal]] = field(
+        default_factory=dict
+    )  # money column -> currency -> residue

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from trainledger.connectors import sql, staging
+from trainledger.connectors import rounding, sql, staging
 from trainledger.connectors.aws_session import EXAMPLE_OPTIONS
 from trainledger.connectors.contract import Delivery, Example, Staged
 from trainledger.connectors.locations import AwsFiles, open_storage
@@ -87,6 +87,12 @@ SUMMED = (
 )
 
 MAP_COLUMNS = ("resource_tags", "product", "cost_category", "discount")
+
+# Whose rounding to 12 decimal places is recorded (rounding.py): BilledCost's column, ListCost's, and the
+# EffectiveCost of covered usage (the rest of EffectiveCost is the unblended cost).
+MONEY = rounding.MoneyColumns(
+    f"{RAW_VIEW}_full", "bill_billing_period_start_date", "line_item_currency_code", SUMMED
+)
 
 
 Options = AwsFiles
@@ -283,6 +289,7 @@ def stage_files(
         params={"source": source},
         periods=None if period is None else [period],
         loaded=partial(warn_unknown_types, con, source, reporter),
+        residues=partial(rounding.residues, con, MONEY),
     )
 
 

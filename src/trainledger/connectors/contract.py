@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from trainledger.connectors import IngestResult
+    from trainledger.connectors.rounding import Residues
     from trainledger.core.config import Config
     from trainledger.core.config_types import SourceConfig, SourceOptions
     from trainledger.core.reporter import Reporter
@@ -55,7 +56,8 @@ class Staged:
     ``query`` names the normalising query to stream straight from the files into charges (a big month is
     never held twice); without it the rows are the temporary table ``staged_charges``. ``periods`` are
     the periods the delivery restates when its layout says so (None: those its rows name). ``loaded`` is
-    called with the periods replaced, e.g. to warn about what was carried over.
+    called with the periods replaced, e.g. to warn about what was carried over. ``residues`` gives what
+    rounding the delivery's money to 12 decimal places took away, by period (``rounding.residues``).
     """
 
     files: list[str]
@@ -63,6 +65,7 @@ class Staged:
     params: dict[str, Any] = field(default_factory=dict)
     periods: list[str] | None = None
     loaded: Callable[[list[str]], None] | None = None
+    residues: Callable[[], Residues] | None = None
 
 
 class Bill(Protocol):

@@ -13,9 +13,10 @@ allocated charges that restate it is left out (``ingest/focus_restated_origins.s
 from __future__ import annotations
 
 import hashlib
+from functools import partial
 from pathlib import Path
 
-from trainledger.connectors import periods, sql, staging
+from trainledger.connectors import periods, rounding, sql, staging
 from trainledger.connectors.contract import Delivery, Example, Staged
 from trainledger.connectors.locations import LocalFiles, content_hashes, files_under, local_path, required_uri
 from trainledger.connectors.storage import ContentHashes
@@ -67,6 +68,11 @@ OPTIONAL = {
 # Columns whose values are JSON: a parquet file may hold them as maps, structs or lists.
 JSON_COLUMNS = ("Tags", "AllocatedTags", "AllocatedMethodDetails", "ContractApplied")
 SUFFIXES = staging.SUFFIXES["csv"] + staging.SUFFIXES["parquet"]
+# The money columns: summed (each total must fit DECIMAL(38, 12)) and their rounding recorded (rounding.py)
+# over the rows that become charges (focus_rows: an origin charge its allocated charges restate is not one).
+MONEY = rounding.MoneyColumns(
+    "focus_rows", "BillingPeriodStart", "BillingCurrency", ("BilledCost", "EffectiveCost", "ListCost")
+)
 Options = LocalFiles
 EXAMPLE = Example("billing/focus.csv", "any provider's FOCUS 1.x CSV or parquet, a file or folder")
 
@@ -136,7 +142,7 @@ def stage_files(
     csv_files = [(f, s) for f, s in zip(files, shown, strict=True) if not f.name.endswith(".parquet")]
     staging.add_missing_columns(con, RAW_VIEW, OPTIONAL, REQUIRED, where, "FOCUS", csv_files)
     staging.first_problem(con, "ingest/validate_focus", {})
-    staging.check_sums(con, f"{RAW_VIEW}_full", ("BilledCost", "EffectiveCost", "ListCost"))
+    staging.check_sums(con, f"{RAW_VIEW}_full", MONEY.columns)
     sql.run(con, "ingest/focus_restated_origins")
     (restated,) = sql.run(con, "ingest/focus_restated_count").fetchone() or (0,)
     if restated:
@@ -146,4 +152,4 @@ def stage_files(
         )
     sql.run(con, "ingest/focus_rows")
     periods.stage_table(con, "ingest/normalize_focus", {"source": source})
-    return Staged(shown)
+    return Staged(shown, residues=partial(rounding.residues, con, MONEY))

@@ -86,7 +86,7 @@ def _convert(expr: str, kind: Any, target: str) -> str:
     if target == "text":
         return f"CAST({expr} AS VARCHAR)"
     if target == "decimal":
-        return f"TRY_CAST(CAST({expr} AS VARCHAR) AS DECIMAL(38, 12))"
+        return f"money({expr})"  # rounded half-even to 12 places (queries/schema/warehouse.sql)
     if target == "double":
         return f"TRY_CAST({expr} AS DOUBLE)"
     type_id = str(kind.id)

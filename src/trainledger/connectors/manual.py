@@ -10,20 +10,20 @@ import io
 import json
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from decimal import Decimal
+from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from pathlib import Path
 from typing import Any
 
 from trainledger.attribution.categories import CATEGORIES
 from trainledger.attribution.labels import LabelScheme, canonical_value
-from trainledger.connectors import periods, sql
+from trainledger.connectors import periods, rounding, sql
 from trainledger.connectors.contract import Delivery, Example, Staged
 from trainledger.connectors.locations import LocalFiles, local_path, required_uri
 from trainledger.core import json_lines, queries
 from trainledger.core.config import Config
 from trainledger.core.config_types import SourceConfig
 from trainledger.core.errors import InputError
-from trainledger.core.money import to_decimal
+from trainledger.core.money import PICO, to_decimal
 from trainledger.core.reporter import Reporter
 from trainledger.warehouse.connection import Connection
 
@@ -43,6 +43,7 @@ FIELDS = (
     "reference",
 )
 REQUIRED = ("amount", "currency", "project", "category")
+MONEY_BOUND = Decimal(10) ** 26  # DECIMAL(38, 12) holds less, and so must every total of a ledger's amounts
 Options = LocalFiles
 EXAMPLE = Example("offcloud-ledger.csv", "off-cloud charges: a CSV or JSON Lines ledger")
 
@@ -106,6 +107,8 @@ def parse_row(path: Path, line: int, record: dict[str, Any], scheme: LabelScheme
         raise InputError(
             f"{where}, column amount: expected a decimal number, got {record['amount']!r}"
         ) from None
+    if abs(amount) >= MONEY_BOUND:
+        raise InputError(f"{where}, column amount: expected an amount below 10^26, got {record['amount']!r}")
     currency = str(record["currency"]).strip().upper()
     if len(currency) != 3 or not currency.isalpha():
         raise InputError(
@@ -181,6 +184,10 @@ def stage(
     path: Path = delivery.ref
     scheme = LabelScheme(config.labels)
     rows = [parse_row(path, line, record, scheme) for line, record in _records(path)]
+    _check_sum(rows)
+    written = [r.amount for r in rows]
+    for r in rows:
+        r.amount = rounded(r.amount)
     reporter.step(f"{source.name}: {len(rows)} off-cloud charge(s) from {path.name}")
     sql.run(con, "ingest/manual_rows")
     con.executemany(
@@ -205,4 +212,36 @@ def stage(
     found = sorted({r.start.strftime("%Y-%m") for r in rows})
     held = sql.run(con, "ingest/source_periods", {"source": source.name}).fetchall()
     stale = [p for (p,) in held if p not in found]
-    return Staged([str(path)], periods=found + stale)
+    return Staged([str(path)], periods=found + stale, residues=lambda: _residues(rows, written))
+
+
+def rounded(amount: Decimal) -> Decimal:
+    """An amount rounded half-even to 12 decimal places, as every bill's money is (SPEC §2)."""
+    with localcontext(prec=60):  # below 10^26 with 12 places: 38 digits, never rounded by the context
+        return amount.quantize(PICO, rounding=ROUND_HALF_EVEN)
+
+
+def _check_sum(rows: list[LedgerRow]) -> None:
+    """Refuse a ledger whose amounts add up to 10^26 or more (signs aside), naming the row where they do: a
+    period's total, a project's cost, must fit DECIMAL(38, 12), as staging.check_sums asks of every bill."""
+    reached = Decimal(0)
+    for r in rows:
+        reached += abs(r.amount)
+        if reached >= MONEY_BOUND:
+            raise InputError(
+                f"{r.where}, column amount: the amounts up to this row add up to 10^26 or more (signs aside), "
+                "more than DECIMAL(38, 12) holds; expected a ledger whose totals fit"
+            )
+
+
+def _residues(rows: list[LedgerRow], written: list[Decimal]) -> rounding.Residues:
+    """What rounding the amounts took away, by period and currency (the sum as written minus the sum
+    stored), for the periods where an amount carried more than 12 places."""
+    parts: dict[tuple[str, str], list[Decimal]] = {}
+    for r, amount in zip(rows, written, strict=True):
+        if amount != r.amount:
+            parts.setdefault((r.start.strftime("%Y-%m"), r.currency), []).append(amount - r.amount)
+    found: rounding.Residues = {}
+    for (period, currency), residues in sorted(parts.items()):
+        found.setdefault(period, {}).setdefault("amount", {})[currency] = rounding.exact_total(residues)
+    return found

@@ -13,7 +13,7 @@ from decimal import Decimal
 from functools import partial
 from typing import Any, Protocol
 
-from trainledger.connectors import IngestResult, registry, sql
+from trainledger.connectors import IngestResult, registry, rounding, sql
 from trainledger.connectors.contract import Bill, Delivery, Staged
 from trainledger.core.config import Config
 from trainledger.core.config_types import SourceConfig
@@ -69,6 +69,7 @@ def load_periods(
             continue
         staged = stage(delivery)
         periods = staged.periods if staged.periods is not None else staged_periods(con, staged)
+        residues = staged.residues() if staged.residues else {}
         keep = delivery.period or only
         replaced = []
         for p in periods:
@@ -77,9 +78,10 @@ def load_periods(
             if known_version(con, source, p) == delivery.version:
                 results.append(_unchanged(source, p, delivery.version, reporter))
                 continue
-            results.append(
-                replace_period(con, source=source, period=p, version=delivery.version, staged=staged)
-            )
+            result = replace_period(con, source=source, period=p, version=delivery.version, staged=staged)
+            result.residue = residues.get(p, {})
+            rounding.warn_large(reporter, source, p, result.residue)
+            results.append(result)
             replaced.append(p)
         if staged.loaded is not None:
             staged.loaded(replaced)

@@ -6,6 +6,7 @@ from decimal import Decimal, InvalidOperation
 
 SQL_TYPE = "DECIMAL(38, 12)"
 SCALE = 12
+PICO = Decimal("1e-12")  # one unit of the last place DECIMAL(38, 12) keeps
 ZERO = Decimal(0)
 
 

@@ -371,8 +371,9 @@ def terminal_safe(result: Reconciliation) -> Reconciliation:
     )
 
 
-def runs(found: list[dict[str, Any]]) -> Document:
-    """`runs`: the batch runs, newest first, one summary line each; times in UTC."""
+def runs(found: list[dict[str, Any]], verbose: bool = False) -> Document:
+    """`runs`: the batch runs, newest first, one summary line each (with ``verbose``, rounding residues
+    too); times in UTC."""
     from trainledger.warehouse import run_ledger
 
     rows = [
@@ -381,7 +382,7 @@ def runs(found: list[dict[str, Any]]) -> Document:
             r["command"],
             r["outcome"],
             f"{(r['ended_at'] - r['started_at']).total_seconds():.1f}" if r["ended_at"] else "-",
-            run_ledger.summary(r),
+            run_ledger.summary(r, verbose),
         )
         for r in found
     ]

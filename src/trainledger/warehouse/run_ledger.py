@@ -75,6 +75,12 @@ def ingest_entry(result: IngestResult, totals: dict[str, tuple[int, Decimal]]) -
     }
     if not result.skipped:
         entry["billed"] = {currency: fmt(total) for currency, (_, total) in totals.items()}
+    if result.residue:
+        # SPEC §2: the sum as written minus the sum stored, per money column and currency, every digit kept.
+        entry["rounding_residue"] = {
+            column: {currency: f"{value:f}" for currency, value in by_currency.items()}
+            for column, by_currency in result.residue.items()
+        }
     return entry
 
 
@@ -139,8 +145,9 @@ def recent(con: Connection, limit: int) -> list[dict[str, Any]]:
     return runs
 
 
-def summary(run: dict[str, Any]) -> str:
-    """One line for a person: what was read and produced, or why the run failed."""
+def summary(run: dict[str, Any], verbose: bool = False) -> str:
+    """One line for a person: what was read and produced, or why the run failed; ``verbose`` adds what
+    rounding each source's money to 12 decimal places left out (the sum as written minus the sum stored)."""
     detail = run["detail"]
     parts = []
     for entry in detail.get("sources", []):
@@ -150,6 +157,13 @@ def summary(run: dict[str, Any]) -> str:
         else:
             billed = ", ".join(f"{total} {c}" for c, total in (entry.get("billed") or {}).items())
             parts.append(f"{where} {entry['rows']} rows" + (f" ({billed})" if billed else ""))
+        if verbose and entry.get("rounding_residue"):
+            left = ", ".join(
+                f"{column} {value} {currency}"
+                for column, by_currency in entry["rounding_residue"].items()
+                for currency, value in by_currency.items()
+            )
+            parts.append(f"{where} rounding residue: {left}")
     unchanged = detail.get("unchanged", [])
     attribution = detail.get("attribution")
     if attribution:
