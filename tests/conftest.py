@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +30,15 @@ def _no_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tables are fitted to ``$COLUMNS``; pytest-xdist hands its workers COLUMNS=80, which a test run
     one at a time does not have. A test that wants a width sets it itself."""
     monkeypatch.delenv("COLUMNS", raising=False)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _spark_catalog_in_tmp(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Spark's session catalog keeps its databases under ``spark-warehouse/`` in the working directory; a
+    test that names a database would leave that folder in the clone. The first session started in the
+    process reads the launch arguments, so they point it at a temporary folder."""
+    folder = tmp_path_factory.mktemp("spark-catalog")
+    os.environ.setdefault("PYSPARK_SUBMIT_ARGS", f"--conf spark.sql.warehouse.dir={folder} pyspark-shell")
 
 
 def needs_reference(path: Path) -> None:
