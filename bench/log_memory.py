@@ -12,8 +12,8 @@ import os
 import resource
 import sys
 
-from trainledger.attribution.labels import LabelScheme
 from trainledger.core import config as config_module
+from trainledger.core.labels import LabelScheme
 from trainledger.core.reporter import Silent
 from trainledger.experiments.log import build, merge, read_log
 

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from trainledger.connectors import registry
-from trainledger.core import config, starter
+from trainledger.core import config, source_kinds, starter
 from trainledger.core.errors import ConfigError
 
 
@@ -89,7 +88,7 @@ def test_missing_explicit_config_says_how_to_make_one(tmp_path: Path) -> None:
         config.load(tmp_path / "nope.toml")
 
 
-KINDS = tuple(registry.KINDS)
+KINDS = tuple(source_kinds.KINDS)
 
 
 def test_starter_config_is_valid_with_no_source_and_an_example_of_every_kind(tmp_path: Path) -> None:

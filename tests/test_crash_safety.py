@@ -142,7 +142,7 @@ def assert_next_run_is_correct(root: Path, scene: dict[str, object], runs_before
 
 KILL_POINTS = [
     ("trainledger.connectors.periods.replace_period", "after"),  # the month's charges swapped, uncommitted
-    ("trainledger.experiments.loader.load", "after"),  # the experiment log reloaded
+    ("trainledger.pipeline.experiments_loader.load", "after"),  # the experiment log reloaded
     ("trainledger.attribution.allocations.attribute", "before"),
     ("trainledger.attribution.allocations.attribute", "after"),  # allocations recomputed
     (

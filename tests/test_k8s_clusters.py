@@ -39,10 +39,10 @@ from click.testing import CliRunner
 
 import generate_clusters
 from examples import init_with, readme_toml
-from trainledger.attribution.labels import LabelScheme, canonical_key
 from trainledger.cli import cli
 from trainledger.connectors.aws_cur import cur2_name
 from trainledger.core.config import LabelsConfig, parse
+from trainledger.core.labels import LabelScheme, canonical_key
 
 EKS_CONFIG = """
 [[sources]]

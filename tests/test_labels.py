@@ -11,9 +11,9 @@ from click.testing import CliRunner
 
 import bills
 from conftest import Project
-from trainledger.attribution.labels import LabelScheme, canonical_key
 from trainledger.cli import cli
 from trainledger.core.config import LabelsConfig
+from trainledger.core.labels import LabelScheme, canonical_key
 
 SCHEME = LabelScheme(LabelsConfig())
 

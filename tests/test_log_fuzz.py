@@ -24,8 +24,8 @@ from trainledger.core.config import Config, ExperimentsConfig
 from trainledger.core.errors import ExitCode, TrainledgerError
 from trainledger.core.reporter import Silent
 from trainledger.estimate.params import KNOWN
-from trainledger.experiments import loader
 from trainledger.experiments.log import KNOWN_FIELDS
+from trainledger.pipeline import experiments_loader
 
 pytestmark = pytest.mark.slow
 
@@ -90,7 +90,7 @@ def outcome(data: bytes) -> str:
         log.write_bytes(data)
         config = Config(experiments=ExperimentsConfig(uri=str(log)), base_dir=Path(folder))
         try:
-            loader.load(WAREHOUSE, config, Silent())
+            experiments_loader.load(WAREHOUSE, config, Silent())
         except TrainledgerError as exc:
             assert exc.exit_code == ExitCode.USER_ERROR, exc
             assert "\n" not in str(exc), "an error is one line"

@@ -12,8 +12,8 @@ import pytest
 from trainledger.core import config as config_module
 from trainledger.core.errors import InputError
 from trainledger.core.reporter import Silent
-from trainledger.experiments import loader
 from trainledger.experiments.log import merge
+from trainledger.pipeline import experiments_loader
 from trainledger.warehouse.connection import open_warehouse
 
 pytestmark = pytest.mark.slow
@@ -47,7 +47,7 @@ def test_the_configured_memory_limit_is_back_after_the_log_is_loaded(tmp_path: P
     with open_warehouse(config, write=True) as con:
         configured = limit(con)
         assert configured == "286.1 MiB"  # 300 MB = 300,000,000 bytes, shown in MiB
-        assert loader.load(con, config, Silent()) == 1
+        assert experiments_loader.load(con, config, Silent()) == 1
         assert limit(con) == configured
         assert con.execute("SELECT status FROM experiments").fetchall() == [("failed",)]
 
@@ -66,5 +66,5 @@ def test_a_bad_log_gives_the_memory_back_too(tmp_path: Path) -> None:
     with open_warehouse(config, write=True) as con:
         configured = limit(con)
         with pytest.raises(InputError, match="experiment_id"):
-            loader.load(con, config, Silent())
+            experiments_loader.load(con, config, Silent())
         assert limit(con) == configured

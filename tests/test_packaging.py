@@ -115,7 +115,7 @@ def test_every_module_imports_and_none_imports_one_that_imports_it_back() -> Non
     graph = {name: _imports(name, path, modules) for name, path in modules.items()}
     # The graph is read right: a few edges known from the source.
     assert "trainledger.outputs.export_focus" in graph["trainledger.outputs.export"]
-    assert "trainledger.connectors.registry" in graph["trainledger.core.config_types"]
+    assert "trainledger.core.source_kinds" in graph["trainledger.core.config_types"]
     assert "trainledger.connectors" in graph["trainledger.connectors.contract"]  # for type checking only
 
     loops = []

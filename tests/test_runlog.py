@@ -19,8 +19,8 @@ import pytest
 from conftest import Project
 from fakes import ec2_imds, fake_nvidia_smi, gce_metadata, gcs_emulator, hangs, http_server, moto_s3
 from trainledger import runlog
-from trainledger.attribution.labels import LabelScheme
 from trainledger.core import config as config_module
+from trainledger.core.labels import LabelScheme
 from trainledger.core.reporter import Silent
 from trainledger.experiments import log as experiment_log
 

@@ -126,12 +126,12 @@ def test_an_internal_error_carrying_a_secret_is_masked_everywhere(
     credentials: Project, demo_files: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     configure(credentials, demo_files, s3_enabled=False)
-    import trainledger.experiments.loader
+    import trainledger.pipeline.experiments_loader
 
     def broken(*args: object, **kwargs: object) -> int:
         raise RuntimeError(f"auth failed for {os.environ['AWS_SECRET_ACCESS_KEY']} via {WEBHOOK}")
 
-    monkeypatch.setattr(trainledger.experiments.loader, "load", broken)
+    monkeypatch.setattr(trainledger.pipeline.experiments_loader, "load", broken)
     plain = invoke("nightly")
     debug = invoke("--debug", "nightly")
     assert plain.exit_code == debug.exit_code == 3
@@ -163,12 +163,12 @@ def test_an_llm_admin_key_an_error_repeats_is_masked_everywhere(
         + '\n[[sources]]\nname = "openai"\nkind = "openai-costs"\napi_key_env = "OPENAI_ADMIN_KEY"\nenabled = false\n'
         + '\n[[sources]]\nname = "claude"\nkind = "anthropic-costs"\napi_key_env = "ANTHROPIC_KEY"\nenabled = false\n'
     )
-    import trainledger.experiments.loader
+    import trainledger.pipeline.experiments_loader
 
     def broken(*args: object, **kwargs: object) -> int:
         raise RuntimeError(f"keys {os.environ['OPENAI_ADMIN_KEY']} and {os.environ['ANTHROPIC_KEY']} refused")
 
-    monkeypatch.setattr(trainledger.experiments.loader, "load", broken)
+    monkeypatch.setattr(trainledger.pipeline.experiments_loader, "load", broken)
     plain = invoke("nightly")
     debug = invoke("--debug", "nightly")
     assert plain.exit_code == debug.exit_code == 3

@@ -32,9 +32,10 @@ from examples import init_with, readme_toml
 from generate_clusters import at
 from trainledger.cli import cli
 from trainledger.core import config as config_module
+from trainledger.core import hostlist
 from trainledger.core.errors import ConfigError, InputError
 from trainledger.core.reporter import Silent
-from trainledger.experiments import hostlist, slurm_log
+from trainledger.experiments import slurm_log
 
 CONFIG = """
 [[sources]]

@@ -11,9 +11,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from trainledger.connectors import registry
 from trainledger.core import config as config_module
-from trainledger.core import starter
+from trainledger.core import source_kinds, starter
 from trainledger.core.reporter import Silent
 from trainledger.pipeline import jobs
 
@@ -22,9 +21,9 @@ HERE = Path(__file__).resolve().parent
 
 @pytest.fixture
 def toy_kind() -> Iterator[None]:
-    registry.register("toy", "toy_source", query_dir=HERE / "toy_queries")  # the one registry line
+    source_kinds.register("toy", "toy_source", query_dir=HERE / "toy_queries")  # the one registry line
     yield
-    registry.unregister("toy")
+    source_kinds.unregister("toy")
 
 
 def write(path: Path, rows: list[tuple[str, str, str, str]]) -> None:

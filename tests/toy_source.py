@@ -1,4 +1,4 @@
-"""A toy source kind, for tests only: what adding a source takes (contract.py, registry.register).
+"""A toy source kind, for tests only: what adding a source takes (contract.py, source_kinds.register).
 
 Layout: a folder of ``YYYY-MM.csv`` files (``day, amount, currency, project``), one per billing period.
 A period's version is its file's content hash, so a rewritten file restates its period.

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from trainledger.attribution.categories import Categorizer
-from trainledger.attribution.labels import LabelScheme
 from trainledger.core.config import Config
 from trainledger.core.errors import InvariantViolation
+from trainledger.core.labels import LabelScheme
 from trainledger.core.reporter import Reporter
 from trainledger.warehouse.connection import Connection, insert_rows, run
 

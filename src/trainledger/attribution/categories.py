@@ -16,8 +16,7 @@ from trainledger.core import providers
 from trainledger.core.config import CategoriesConfig
 from trainledger.core.errors import ConfigError
 from trainledger.core.providers import Rule
-
-CATEGORIES = ("compute", "storage", "network", "data", "ops", "other")
+from trainledger.core.vocabulary import CATEGORIES
 
 # FOCUS 1.2 ServiceCategory values -> cost category; the others (Business Applications, Integration, Web,
 # Other, ...) say nothing about the kind of cost and fall through to the rules. `[categories]

@@ -11,7 +11,8 @@ import click
 from trainledger.cli.context import Context
 from trainledger.cli.options import PERIOD, alerts_out, examples
 from trainledger.cli.output import echo
-from trainledger.connectors import IngestResult, registry
+from trainledger.connectors import IngestResult
+from trainledger.core import source_kinds
 from trainledger.core.errors import ConfigError, ExitCode
 from trainledger.core.files import write_atomic
 from trainledger.core.starter import starter
@@ -31,7 +32,11 @@ if TYPE_CHECKING:  # the pipeline (DuckDB, the connectors) loads when a batch co
 )
 @click.option("--force", is_flag=True, help="Overwrite an existing config file.")
 @click.option(
-    "--source", "kind", type=click.Choice(list(registry.KINDS)), default=None, help="Fill in a first source."
+    "--source",
+    "kind",
+    type=click.Choice(list(source_kinds.KINDS)),
+    default=None,
+    help="Fill in a first source.",
 )
 @click.option("--uri", default=None, help="Where the first source's files are (a path or s3:// / gs:// URI).")
 @click.pass_obj

@@ -10,7 +10,8 @@ import click
 from trainledger.cli.context import Context
 from trainledger.cli.options import examples, output_format
 from trainledger.cli.output import echo
-from trainledger.estimate.params import METHODS, PARAMS
+from trainledger.core.vocabulary import METHODS
+from trainledger.estimate.params import PARAMS
 from trainledger.outputs.tables import visible_lines
 
 
@@ -57,7 +58,8 @@ def estimate(
     fmt_: str,
 ) -> None:
     """Estimate cost from first principles (SPEC §6), with the derivation and every assumption beside it."""
-    from trainledger.estimate import param_sources, render
+    from trainledger.estimate import param_sources
+    from trainledger.outputs import estimate_text
     from trainledger.reports import experiments
     from trainledger.warehouse.connection import open_warehouse
 
@@ -84,6 +86,6 @@ def estimate(
     if fmt_ == "json":
         echo(json.dumps({"source": title, **result.to_json()}, indent=2))
     elif fmt_ == "markdown":
-        echo(render.markdown(result, title), nl=False)
+        echo(estimate_text.markdown(result, title), nl=False)
     else:
-        echo(visible_lines(render.text(result, title)), nl=False)
+        echo(visible_lines(estimate_text.text(result, title)), nl=False)

@@ -1,4 +1,4 @@
-"""Connectors pull bills and inventories into the warehouse; one module per source kind (``registry.py``),
+"""Connectors pull bills and inventories into the warehouse; one module per source kind (named in ``core/source_kinds.py``),
 each following the contract of ``contract.py``.
 
 Cloud SDKs are imported lazily inside the connector modules, so the core never pays for them. A source's
@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Any
+
+from trainledger.core.money import fmt
 
 
 @dataclass
@@ -25,3 +28,23 @@ class IngestResult:
     residue: dict[str, dict[str, Decimal]] = field(
         default_factory=dict
     )  # money column -> currency -> residue
+
+    def ledger_entry(self, totals: dict[str, tuple[int, Decimal]]) -> dict[str, Any]:
+        """What the run ledger keeps of this result (``totals``: rows and BilledCost per currency)."""
+        entry: dict[str, Any] = {
+            "source": self.source,
+            "period": self.period,
+            "skipped": self.skipped,
+            "rows": self.rows,
+            "version": self.version,
+            "files": self.files,
+        }
+        if not self.skipped:
+            entry["billed"] = {currency: fmt(total) for currency, (_, total) in totals.items()}
+        if self.residue:
+            # SPEC §2: the sum as written minus the sum stored, per money column and currency, every digit kept.
+            entry["rounding_residue"] = {
+                column: {currency: f"{value:f}" for currency, value in by_currency.items()}
+                for column, by_currency in self.residue.items()
+            }
+        return entry

@@ -277,7 +277,7 @@ def fetch_month(source: SourceConfig, options: ApiCostOptions, api: Api, period:
 def saved_pages(source: SourceConfig, config: Config, uri: str, reporter: Reporter) -> list[tuple[str, str]]:
     """``(name, text)`` of every saved page file under ``uri`` (.json: one page, .jsonl: a page a line), in
     name order: a later file's bucket of a day replaces an earlier one's."""
-    from trainledger.connectors import object_store
+    from trainledger.core import object_store
 
     if object_store.is_object_uri(uri):
         found = object_store.read_objects(uri, PAGE_SUFFIXES, what="the saved cost pages")

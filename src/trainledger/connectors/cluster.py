@@ -17,12 +17,12 @@ from pydantic import Field, field_validator, model_validator
 
 from trainledger.connectors import rated
 from trainledger.connectors.contract import Delivery, Example, Staged
+from trainledger.core import hostlist
 from trainledger.core.config import Config
 from trainledger.core.config_types import SourceConfig, SourceOptions
 from trainledger.core.errors import InputError
 from trainledger.core.rate_card import RateCard
 from trainledger.core.reporter import Reporter
-from trainledger.experiments import hostlist
 from trainledger.warehouse.connection import Connection
 
 HOUR = timedelta(hours=1)

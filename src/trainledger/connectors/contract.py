@@ -1,4 +1,4 @@
-"""What a source kind's module provides; the registry (``registry.py``) names the module.
+"""What a source kind's module provides; the table of kinds (``core/source_kinds.py``) names the module.
 
 Every kind has ``Options``, the model of its own ``[[sources]]`` keys (beside ``name``, ``kind`` and
 ``enabled``), and ``EXAMPLE`` (:class:`Example`), its commented entry in ``trainledger init``'s starter
@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from trainledger.core.source_kinds import Example
+
 if TYPE_CHECKING:
     from trainledger.connectors import IngestResult
     from trainledger.connectors.rounding import Residues
@@ -25,18 +27,6 @@ if TYPE_CHECKING:
     from trainledger.core.config_types import SourceConfig, SourceOptions
     from trainledger.core.reporter import Reporter
     from trainledger.warehouse.connection import Connection
-
-
-@dataclass(frozen=True)
-class Example:
-    """A kind's entry in the starter config: what its ``uri`` points at (None: the kind reads an API, not
-    files), what it reads, and its keys, each a ``key = value  # meaning`` line: ``options`` commented out
-    (optional), ``required`` written as they are (the entry does not run without them)."""
-
-    uri: str | None
-    what: str
-    options: tuple[str, ...] = ()
-    required: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,6 @@ from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from pathlib import Path
 from typing import Any
 
-from trainledger.attribution.categories import CATEGORIES
-from trainledger.attribution.labels import LabelScheme, canonical_value
 from trainledger.connectors import periods, rounding, sql
 from trainledger.connectors.contract import Delivery, Example, Staged
 from trainledger.connectors.locations import LocalFiles, local_path, required_uri
@@ -23,8 +21,10 @@ from trainledger.core import json_lines, queries
 from trainledger.core.config import Config
 from trainledger.core.config_types import SourceConfig
 from trainledger.core.errors import InputError
+from trainledger.core.labels import LabelScheme, canonical_value
 from trainledger.core.money import PICO, to_decimal
 from trainledger.core.reporter import Reporter
+from trainledger.core.vocabulary import CATEGORIES
 from trainledger.warehouse.connection import Connection
 
 FIELDS = (

@@ -13,8 +13,9 @@ from decimal import Decimal
 from functools import partial
 from typing import Any, Protocol
 
-from trainledger.connectors import IngestResult, registry, rounding, sql
+from trainledger.connectors import IngestResult, rounding, sql
 from trainledger.connectors.contract import Bill, Delivery, Staged
+from trainledger.core import source_kinds
 from trainledger.core.config import Config
 from trainledger.core.config_types import SourceConfig
 from trainledger.core.errors import ConfigError, InputError
@@ -30,9 +31,9 @@ class Connector(Protocol):
 
 def connector_for(source: SourceConfig) -> Connector:
     """The ingest of the source's kind (contract.py): a bill loaded by the shared routine, or a pull."""
-    if source.kind not in registry.KINDS:
+    if source.kind not in source_kinds.KINDS:
         raise ConfigError(f"source {source.name!r}: kind {source.kind!r} is not available in this version")
-    module = registry.module(source.kind)
+    module = source_kinds.module(source.kind)
     if hasattr(module, "pull"):
         pull: Connector = module.pull
         return pull

@@ -20,6 +20,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from trainledger.core.config_types import KeyList, Retries, Seconds, SourceConfig, Strict
 from trainledger.core.errors import ConfigError
 from trainledger.core.rate_card import RateConfig
+from trainledger.core.vocabulary import METHODS, PHASES
 
 DEFAULT_CONFIG = "trainledger.toml"
 DEFAULT_WAREHOUSE = ".trainledger/ledger.duckdb"
@@ -90,17 +91,6 @@ DEFAULT_ALIASES = {
 }
 
 
-# The phases of a post-training run in pipeline order: the default vocabulary, and the order in which
-# reconciliations and estimates list them (a configured phase outside it comes after).
-PHASES = ("data", "train", "rollout", "eval")
-PHASE_ORDER = {phase: index for index, phase in enumerate(PHASES)}
-
-
-def phase_category_order(key: tuple[str, str]) -> tuple[int, str, str]:
-    """Sort key of a (phase, category) pair: the phases in pipeline order, any other after, then by name."""
-    return (PHASE_ORDER.get(key[0], len(PHASES)), key[0], key[1])
-
-
 class LabelsConfig(Strict):
     """Which tag keys carry the attribution key, and the vocabularies (SPEC §3)."""
 
@@ -112,9 +102,7 @@ class LabelsConfig(Strict):
     # Keys whose value is the project only when no other key names one, e.g. GKE's `k8s-namespace`.
     project_fallback: KeyList = Field(default_factory=list)
     phases: list[str] = Field(default_factory=lambda: list(PHASES))
-    # SPEC §3 names sft, rl and opd; dpo too, since the estimator prices it (SPEC §6) and a log naming it
-    # would otherwise be refused whole.
-    methods: list[str] = Field(default_factory=lambda: ["sft", "rl", "opd", "dpo"])
+    methods: list[str] = Field(default_factory=lambda: list(METHODS))
     aliases: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_ALIASES))
 
 

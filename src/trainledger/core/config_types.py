@@ -18,7 +18,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from trainledger.connectors import registry
+from trainledger.core import source_kinds
 
 
 def _as_list(value: Any) -> Any:
@@ -59,8 +59,8 @@ class SourceConfig(Strict):
     @field_validator("kind")
     @classmethod
     def _known_kind(cls, value: str) -> str:
-        if value not in registry.KINDS:
-            expected = ", ".join(repr(k) for k in registry.KINDS)
+        if value not in source_kinds.KINDS:
+            expected = ", ".join(repr(k) for k in source_kinds.KINDS)
             raise PydanticCustomError("literal_error", "Input should be {expected}", {"expected": expected})
         return value
 
@@ -68,10 +68,10 @@ class SourceConfig(Strict):
     @classmethod
     def _kind_options(cls, data: Any) -> Any:
         """Validate every key but the common ones with the kind's own ``Options``."""
-        if not isinstance(data, dict) or "options" in data or data.get("kind") not in registry.KINDS:
+        if not isinstance(data, dict) or "options" in data or data.get("kind") not in source_kinds.KINDS:
             return data
         kind = data["kind"]
-        model: type[SourceOptions] = registry.module(kind).Options
+        model: type[SourceOptions] = source_kinds.module(kind).Options
         given = {k: v for k, v in data.items() if k not in _COMMON}
         try:
             options = model.model_validate(given)

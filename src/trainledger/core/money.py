@@ -8,6 +8,7 @@ SQL_TYPE = "DECIMAL(38, 12)"
 SCALE = 12
 PICO = Decimal("1e-12")  # one unit of the last place DECIMAL(38, 12) keeps
 ZERO = Decimal(0)
+CENT = Decimal("0.01")  # what people read money to, and what `export --cents` rounds to
 
 
 def to_decimal(value: object) -> Decimal:

@@ -49,8 +49,8 @@ class RateConfig(Strict):
     @field_validator("node")
     @classmethod
     def _hostlist(cls, value: str | None) -> str | None:
+        from trainledger.core import hostlist
         from trainledger.core.errors import InputError
-        from trainledger.experiments import hostlist
 
         if value is not None:
             try:
@@ -87,7 +87,7 @@ class RateCard:
     """The rates of one kind of key (``sku`` or ``node``), looked up by key, unit and time."""
 
     def __init__(self, rates: list[RateConfig], by: str) -> None:
-        from trainledger.experiments import hostlist
+        from trainledger.core import hostlist
 
         self._rates: dict[str, list[Rate]] = {}
         self._given = [r for r in rates if getattr(r, by) is not None]

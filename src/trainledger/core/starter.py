@@ -1,6 +1,6 @@
 """The starter trainledger.toml that `trainledger init` writes: it runs on its first `nightly` as written.
 
-Every registered source kind (``connectors/registry.py``) appears as its module's commented ``EXAMPLE``,
+Every registered source kind (``core/source_kinds.py``) appears as its module's commented ``EXAMPLE``,
 so a new kind reaches the starter with no edit here; ``init --source KIND --uri URI`` fills the kind's
 example in as the first source. Shared clusters and managed training (Slurm as the log, EKS and GKE pod
 labels, SageMaker's job tag, reserved capacity) are commented examples in the tail.
@@ -8,14 +8,15 @@ labels, SageMaker's job tag, reserved capacity) are commented examples in the ta
 
 from __future__ import annotations
 
-from trainledger.connectors import registry
-from trainledger.connectors.contract import Example
+from trainledger.core import source_kinds
 from trainledger.core.errors import ConfigError
+from trainledger.core.source_kinds import Example
+from trainledger.core.vocabulary import METHODS, PHASES
 
 
 def example(kind: str) -> Example:
     """The commented ``[[sources]]`` example of a registered kind."""
-    found: Example = registry.module(kind).EXAMPLE
+    found: Example = source_kinds.module(kind).EXAMPLE
     return found
 
 
@@ -35,10 +36,14 @@ def _toml_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def _toml_list(texts: tuple[str, ...]) -> str:
+    return "[" + ", ".join(_toml_string(t) for t in texts) + "]"
+
+
 def starter(kind: str | None = None, uri: str | None = None) -> str:
     """The starter config; with ``kind``, that source filled in (``uri`` required for file kinds)."""
-    if kind is not None and kind not in registry.KINDS:
-        raise ConfigError(f"unknown source kind {kind!r}; one of {', '.join(registry.KINDS)}")
+    if kind is not None and kind not in source_kinds.KINDS:
+        raise ConfigError(f"unknown source kind {kind!r}; one of {', '.join(source_kinds.KINDS)}")
     first = example(kind) if kind is not None else None
     if first is not None and first.uri is not None and not uri:
         raise ConfigError(f"--source {kind} reads files: give --uri (e.g. {first.uri})")
@@ -48,10 +53,11 @@ def starter(kind: str | None = None, uri: str | None = None) -> str:
     if kind is not None:
         sources += ["# Your first source (more below, commented out).", *_source(kind, uri, False), ""]
     sources += ["# One [[sources]] entry per bill or inventory. Uncomment and edit the kinds you use."]
-    for other in registry.KINDS:
+    for other in source_kinds.KINDS:
         if other != kind:
             sources += [*_source(other, None, True), ""]
-    return HEAD + "\n".join(sources) + TAIL
+    tail = TAIL.replace("{phases}", _toml_list(PHASES)).replace("{methods}", _toml_list(METHODS))
+    return HEAD + "\n".join(sources) + tail
 
 
 HEAD = """\
@@ -91,8 +97,8 @@ experiment = "experiment"
 composite = "cost-label"        # cost-label = <project>-<phase>-<method>
 # project_fallback = "k8s-namespace"  # GKE: the namespace names the project when no label does
 # project_fallback = "aws:eks:namespace"  # EKS: the same, from split cost allocation's namespace tag
-phases = ["data", "train", "rollout", "eval"]
-methods = ["sft", "rl", "opd", "dpo"]
+phases = {phases}
+methods = {methods}
 
 [labels.aliases]
 training = "train"

@@ -13,13 +13,14 @@ from typing import Any
 
 from trainledger.core.config import EstimatorConfig
 from trainledger.core.errors import InputError
+from trainledger.core.vocabulary import METHODS
 from trainledger.estimate import methods
 from trainledger.estimate.api_spend import api_spend, synthetic
 from trainledger.estimate.builder import Builder
 from trainledger.estimate.calibration import Lookup
 from trainledger.estimate.catalog import Catalog
 from trainledger.estimate.hardware import check_stage_hardware, hardware
-from trainledger.estimate.params import METHODS, Params, unknown_keys
+from trainledger.estimate.params import Params, unknown_keys
 from trainledger.estimate.result import Estimate
 
 ROUNDING = "GPU hours x price, summed per phase, rounded half-even to the cent; total = sum of phases"

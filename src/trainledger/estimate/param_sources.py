@@ -7,13 +7,13 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from trainledger.attribution.labels import canonical_value
 from trainledger.core.config import Config
 from trainledger.core.errors import InputError, NotFound
+from trainledger.core.labels import canonical_value
+from trainledger.core.vocabulary import METHODS
 from trainledger.estimate import calibration
 from trainledger.estimate.catalog import Catalog
 from trainledger.estimate.model import estimate
-from trainledger.estimate.params import METHODS
 from trainledger.estimate.result import Estimate
 from trainledger.warehouse.connection import Connection, run
 

@@ -23,7 +23,6 @@ class Param:
     meaning: str
 
 
-METHODS = ("sft", "rl", "opd", "dpo")  # what `estimate --method` and a stage's method may name
 PARAMS: tuple[Param, ...] = (
     Param("model_params_b", "billions", "required", "trained model (policy, student); with MoE the total"),
     Param(

@@ -10,10 +10,9 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_EVEN, Context, Decimal, localcontext
 from typing import Any
 
-from trainledger.core.config import phase_category_order
-from trainledger.core.money import fmt
+from trainledger.core.money import CENT, fmt
+from trainledger.core.vocabulary import phase_category_order
 
-CENT = Decimal("0.01")
 CLOUD, LLM_API = "cloud", "llm_api"  # what bills a line: the cloud (or a ledger), or a model API
 ARITHMETIC = Context(prec=34, rounding=ROUND_HALF_EVEN)
 
@@ -197,7 +196,7 @@ def _int(value: Decimal | None) -> int | None:
 
 
 def _hours(value: Decimal | None) -> str | None:
-    return None if value is None else f"{value.quantize(Decimal('0.0001'), ROUND_HALF_EVEN):f}"
+    return None if value is None else fmt(value, 4)
 
 
 def _money(value: Decimal | None) -> str | None:

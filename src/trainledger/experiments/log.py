@@ -13,10 +13,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from trainledger.attribution.labels import LabelScheme, canonical_value
 from trainledger.core import json_lines, providers
 from trainledger.core.config import Config
 from trainledger.core.errors import InputError, SourceError
+from trainledger.core.labels import LabelScheme, canonical_value
 from trainledger.core.reporter import Reporter
 
 OPEN_END = datetime(2100, 1, 1)
@@ -123,7 +123,7 @@ def _name(origin: str, root: str) -> str:
 
 
 def _object_texts(uri: str, reporter: Reporter) -> list[tuple[str, str]]:
-    from trainledger.connectors import object_store
+    from trainledger.core import object_store
 
     objects = object_store.read_objects(uri, RECORD_SUFFIXES)
     if not objects:

@@ -23,7 +23,6 @@ import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ from trainledger.core import json_lines
 from trainledger.core.config import Config
 from trainledger.core.errors import ConfigError, InputError, SourceError
 from trainledger.core.reporter import Reporter
+from trainledger.core.timestamps import iso_utc
 
 STATUS = {
     "FINISHED": "succeeded",
@@ -169,9 +169,7 @@ def _experiment_id(run: Any, by_run: dict[str, Any], depth: int = 0) -> str:
 
 
 def _iso(millis: int | None) -> str | None:
-    if millis is None:
-        return None
-    return datetime.fromtimestamp(millis / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return iso_utc(None if millis is None else millis / 1000)
 
 
 def _json(text: str, where: str, what: str) -> Any:

@@ -22,15 +22,15 @@ import json
 import re
 import shlex
 import subprocess
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from trainledger.attribution.labels import LabelScheme, Resolved
 from trainledger.core.config import Config, SlurmConfig
 from trainledger.core.errors import ConfigError, InputError, SourceError
+from trainledger.core.hostlist import expand
+from trainledger.core.labels import LabelScheme, Resolved
 from trainledger.core.reporter import Reporter
-from trainledger.experiments.hostlist import expand
+from trainledger.core.timestamps import iso_utc
 
 # Slurm job states (job_state_codes) → SPEC statuses; TIMEOUT and PREEMPTED are runs stopped from outside.
 STATES = {
@@ -113,12 +113,6 @@ def gpus(job: dict[str, Any]) -> int:
     return untyped if untyped is not None else typed
 
 
-def _iso(epoch: int | None) -> str | None:
-    if not epoch:
-        return None
-    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def window(job: dict[str, Any]) -> tuple[int | None, int | None]:
     """(start, end) epoch seconds; 0 means unset. A missing start is end - elapsed, as SARC reads it."""
     raw = job.get("time")
@@ -173,7 +167,7 @@ def _dump_texts(config: Config, reporter: Reporter) -> list[tuple[str, str]]:
     uri = config.experiments.uri
     texts: list[tuple[str, str]] = []
     if uri and uri.startswith(("s3://", "gs://")):
-        from trainledger.connectors import object_store
+        from trainledger.core import object_store
 
         texts = list(object_store.read_objects(uri, SUFFIXES))
     elif uri:
@@ -332,11 +326,11 @@ def _combine(
         resources = _resources(job, where, settings, mapping)
         if start is None or not resources:
             continue  # never ran: no resources, no cost
-        phase: dict[str, Any] = {"started_at": _iso(start), "resources": resources}
+        phase: dict[str, Any] = {"started_at": iso_utc(start or None), "resources": resources}
         if found.phase:
             phase["phase"] = found.phase
         if end:
-            phase["ended_at"] = _iso(end)
+            phase["ended_at"] = iso_utc(end or None)
         phases.append(phase)
     starts = [p["started_at"] for p in phases]
     ends = [p.get("ended_at") for p in phases]

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import ROUND_FLOOR, ROUND_HALF_UP, Decimal
 
-CENT = Decimal("0.01")
+from trainledger.core.money import CENT
+
 GROUP = ("billing_period", "billing_account_id", "currency")
 
 Row = tuple[object, ...]

@@ -17,8 +17,10 @@ from functools import lru_cache
 from typing import Any
 
 from trainledger.attribution import waste
+from trainledger.core.money import CENT
 from trainledger.outputs.escape import esc
 from trainledger.outputs.postmortem_svg import STYLE, Bar, chart
+from trainledger.outputs.tables import hours as _hours
 from trainledger.outputs.tables import table
 from trainledger.reports import benefit
 from trainledger.reports.reconcile import Reconciliation, Row
@@ -26,9 +28,6 @@ from trainledger.reports.reconcile import Reconciliation, Row
 HEADERS = ["phase", "category", "estimated", "realized", "variance", "variance %"]
 COMPUTE_HEADERS = ["phase", "FLOPs", "estimated GPU-h", "implied GPU-h", "logged GPU-h", "implied MFU"]
 NO_ESTIMATE = "no estimate"
-
-
-CENT = Decimal("0.01")
 
 
 def _m(value: Decimal | None) -> str:
@@ -204,10 +203,6 @@ def _flops(value: Any) -> str:
 
 def _mfu(value: str | None) -> str:
     return "-" if value is None else f"{Decimal(value) * 100:.1f}%"
-
-
-def _hours(value: str | None) -> str:
-    return "-" if value is None else f"{Decimal(value):,.2f}"
 
 
 def _compute_rows(r: Reconciliation) -> list[list[str]]:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from decimal import Decimal
+from decimal import ROUND_HALF_EVEN, Decimal
+
+from trainledger.core.money import CENT
 
 # C0 controls, DEL, C1 controls, and the bidirectional overrides that reorder what a reader sees.
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -46,6 +48,11 @@ def cell(value: object, money: bool = False) -> str:
             return f"{cents.copy_abs() if cents == 0 else cents:,f}"  # never -0.00
         return f"{value:f}"
     return visible(str(value))
+
+
+def hours(value: Decimal | str | None) -> str:
+    """GPU-hours for people: two places (half-even), thousands separated; "-" when unknown."""
+    return "-" if value is None else f"{Decimal(value).quantize(CENT, ROUND_HALF_EVEN):,f}"
 
 
 def _fit(widths: list[int], elidable: set[int], limit: int | None) -> list[int]:

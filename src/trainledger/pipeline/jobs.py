@@ -21,8 +21,8 @@ from trainledger.core.config import Config
 from trainledger.core.money import fmt
 from trainledger.core.redaction import stored_secrets
 from trainledger.core.reporter import Repeats, Reporter
-from trainledger.experiments import loader
 from trainledger.experiments.log import LogContent, read_log
+from trainledger.pipeline import experiments_loader
 from trainledger.warehouse import run_ledger, step_state
 from trainledger.warehouse.connection import Connection, open_warehouse, transaction, warehouse_fault
 from trainledger.warehouse.run_ledger import BatchRun
@@ -76,7 +76,7 @@ def _ingest(
                 f"{r.source} {r.period}: charges in {len(totals)} currencies ({shown}); "
                 "totals are kept per currency, never added"
             )
-        entries.append(run_ledger.ingest_entry(r, totals))
+        entries.append(r.ledger_entry(totals))
     run.detail["sources"] = entries
 
 
@@ -112,7 +112,7 @@ def _load_experiments(
         reporter.detail(f"experiment log unchanged: {summary.experiments} experiment(s)")
         _unchanged(run, "experiments")
     elif log is not None:
-        summary.experiments = loader.load(con, config, reporter, log)
+        summary.experiments = experiments_loader.load(con, config, reporter, log)
         step_state.record(con, "experiments", fingerprint, {"experiments": summary.experiments})
     run.detail["experiments"] = summary.experiments
     return fingerprint

@@ -16,11 +16,10 @@ from datetime import date
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
-from trainledger.core.money import fmt, to_decimal
+from trainledger.core.money import CENT, fmt, to_decimal
 from trainledger.reports import realize
 from trainledger.warehouse.connection import Connection, run
 
-CENT = Decimal("0.01")
 NOTE = (
     "gains in points (1 point = 0.01 of a 0-1 metric); method rows: cost of all its experiments "
     "(failed included), mean gains over experiments with metrics, cost per point = total cost / total "

@@ -18,9 +18,9 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from trainledger.attribution.labels import canonical_value
 from trainledger.core.config import BudgetConfig, Config
 from trainledger.core.files import write_atomic
+from trainledger.core.labels import canonical_value
 from trainledger.core.money import fmt
 from trainledger.core.reporter import Reporter
 from trainledger.warehouse.connection import Connection, run

@@ -12,9 +12,9 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from trainledger.attribution.labels import canonical_value
 from trainledger.core.config import Config
 from trainledger.core.errors import NotFound, TrainledgerError
+from trainledger.core.labels import canonical_value
 from trainledger.core.reporter import Silent
 from trainledger.experiments.log import ExperimentHeader, read_log
 from trainledger.reports.reconcile import billing_complete_through_many

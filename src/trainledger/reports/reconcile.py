@@ -10,9 +10,11 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
 from trainledger.attribution import waste
-from trainledger.attribution.labels import canonical_value
-from trainledger.core.config import ReservationConfig, phase_category_order
+from trainledger.core.config import ReservationConfig
+from trainledger.core.labels import canonical_value
 from trainledger.core.money import fmt
+from trainledger.core.timestamps import iso_utc as _iso
+from trainledger.core.vocabulary import phase_category_order
 from trainledger.estimate.result import CLOUD, LLM_API
 from trainledger.experiments.log import ExperimentHeader
 from trainledger.warehouse.connection import Connection, run
@@ -127,10 +129,6 @@ class Reconciliation(ExperimentHeader):
             ],
             "assumptions": self.assumptions,
         }
-
-
-def _iso(value: datetime | None) -> str | None:
-    return None if value is None else value.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def reconcile(

@@ -74,7 +74,7 @@ def write_record(destination: str, record: dict[str, Any], timeout_s: float) -> 
     """Write one record; returns where it went. Raises on failure (the TrainingRun turns that into a warning)."""
     body = (json.dumps(record, default=json_default, separators=(",", ":")) + "\n").encode("utf-8")
     if destination.startswith(("s3://", "gs://")):
-        from trainledger.connectors import object_store
+        from trainledger.core import object_store
 
         return object_store.put_object(destination, _object_name(record["experiment_id"]), body, timeout_s)
     path = Path(destination).expanduser()

@@ -18,19 +18,15 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import duckdb
 
 from trainledger import __version__
 from trainledger.core.errors import TrainledgerError
-from trainledger.core.money import fmt
 from trainledger.core.redaction import redact
 from trainledger.warehouse.connection import Connection, transaction
 from trainledger.warehouse.connection import run as run_query
-
-if TYPE_CHECKING:  # annotations only: connectors import the warehouse, not the other way round
-    from trainledger.connectors import IngestResult
 
 OUTCOMES = ("ok", "failed", "incomplete")
 
@@ -62,26 +58,6 @@ def allocation_totals(con: Connection, periods: Sequence[str]) -> dict[str, dict
     """BilledCost and EffectiveCost per currency of the allocations of ``periods``."""
     found = run_query(con, "ledger/allocation_totals", {"periods": list(periods)}).fetchall()
     return {c: {"billed": Decimal(b), "effective": Decimal(e)} for c, b, e in found}
-
-
-def ingest_entry(result: IngestResult, totals: dict[str, tuple[int, Decimal]]) -> dict[str, Any]:
-    entry: dict[str, Any] = {
-        "source": result.source,
-        "period": result.period,
-        "skipped": result.skipped,
-        "rows": result.rows,
-        "version": result.version,
-        "files": result.files,
-    }
-    if not result.skipped:
-        entry["billed"] = {currency: fmt(total) for currency, (_, total) in totals.items()}
-    if result.residue:
-        # SPEC §2: the sum as written minus the sum stored, per money column and currency, every digit kept.
-        entry["rounding_residue"] = {
-            column: {currency: f"{value:f}" for currency, value in by_currency.items()}
-            for column, by_currency in result.residue.items()
-        }
-    return entry
 
 
 def write(con: Connection, run: BatchRun, outcome: str) -> None:

@@ -12,7 +12,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from trainledger.core.money import fmt
+from trainledger.core.money import CENT, fmt
 from trainledger.outputs.escape import esc
 
 NAV = [
@@ -32,9 +32,6 @@ def slug(name: str) -> str:
     if safe != name:
         safe += "-" + hashlib.sha256(name.encode()).hexdigest()[:8]
     return safe
-
-
-CENT = Decimal("0.01")
 
 
 def money(value: Decimal | None) -> str:

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_EVEN, Decimal
 
+from trainledger.core.money import CENT
 from trainledger.estimate.result import LLM_API, Estimate, sci
-from trainledger.outputs.tables import table
-
-
-def _hours(value: Decimal | None) -> str:
-    return "-" if value is None else f"{value.quantize(Decimal('0.01'), ROUND_HALF_EVEN):,f}"
+from trainledger.outputs.tables import hours, table
 
 
 def _category(category: str, spend: str) -> str:
@@ -26,7 +23,7 @@ def _work_rows(est: Estimate) -> list[tuple[object, ...]]:
             sci(c.tokens),
             sci(c.flops),
             c.rate or "given",
-            _hours(c.gpu_hours),
+            hours(c.gpu_hours),
             est.component_cost(c),
         )
         for c in est.components
@@ -35,10 +32,10 @@ def _work_rows(est: Estimate) -> list[tuple[object, ...]]:
 
 def _total_rows(est: Estimate) -> list[tuple[object, ...]]:
     rows: list[tuple[object, ...]] = [
-        (p.phase, _category(p.category, p.spend), sci(p.flops), _hours(p.gpu_hours), p.cost)
+        (p.phase, _category(p.category, p.spend), sci(p.flops), hours(p.gpu_hours), p.cost)
         for p in est.phases()
     ]
-    rows.append(("total", "", "", _hours(est.gpu_hours), est.total))
+    rows.append(("total", "", "", hours(est.gpu_hours), est.total))
     return rows
 
 
@@ -52,7 +49,7 @@ def text(est: Estimate, title: str) -> str:
             table(["phase", "category", "FLOPs", "GPU-h", "cost"], _total_rows(est), ["GPU-h", "cost"])
         )
         if est.gpu_hours is not None and est.gpus:
-            lines.append(f"≈ {_hours(est.gpu_hours / est.gpus)} h of wall clock on {est.gpus} GPUs")
+            lines.append(f"≈ {hours(est.gpu_hours / est.gpus)} h of wall clock on {est.gpus} GPUs")
         if est.total is None and est.gpu_hours is not None:
             lines.append("no money total: the price per GPU hour is missing (see below)")
         lines.extend(["", "Derivation"])
@@ -73,7 +70,7 @@ def text(est: Estimate, title: str) -> str:
 def _md_table(headers: list[str], rows: list[tuple[object, ...]]) -> list[str]:
     def cell(value: object) -> str:
         if isinstance(value, Decimal):
-            return f"{value.quantize(Decimal('0.01'), ROUND_HALF_EVEN):,f}"
+            return f"{value.quantize(CENT, ROUND_HALF_EVEN):,f}"
         return "-" if value is None else str(value).replace("|", "\\|")
 
     out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]

@@ -1,16 +1,32 @@
 """Every source kind and the module that reads it: the one list the config, ``init`` and the CLI read.
 
-A module is imported only when a source of its kind is configured, so cloud SDKs and readers stay
-unloaded otherwise. A kind's module follows :mod:`trainledger.connectors.contract`.
+A kind's module (in ``connectors/``, following :mod:`trainledger.connectors.contract`) is named here, not
+imported: it is loaded by name only when a source of its kind is configured, as a plugin is, so the config
+in ``core/`` validates a kind's keys with its ``Options`` without importing the connectors, and cloud SDKs
+and readers stay unloaded otherwise.
 """
 
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
 from trainledger.core import queries
+
+
+@dataclass(frozen=True)
+class Example:
+    """A kind's entry in the starter config: what its ``uri`` points at (None: the kind reads an API, not
+    files), what it reads, and its keys, each a ``key = value  # meaning`` line: ``options`` commented out
+    (optional), ``required`` written as they are (the entry does not run without them)."""
+
+    uri: str | None
+    what: str
+    options: tuple[str, ...] = ()
+    required: tuple[str, ...] = ()
+
 
 KINDS: dict[str, str] = {
     "aws-cur2": "trainledger.connectors.aws_cur2",

@@ -10,12 +10,12 @@ import json
 from decimal import Decimal
 from typing import Any
 
-from trainledger.attribution.labels import LabelScheme
 from trainledger.core.config import Config
 from trainledger.core.currencies import ISO_4217
 from trainledger.core.cycles import no_cycle_collection
 from trainledger.core.errors import InputError
 from trainledger.core.json_lines import LIMIT, field_path, shown
+from trainledger.core.labels import LabelScheme
 from trainledger.core.money import to_decimal
 from trainledger.core.reporter import Reporter
 from trainledger.estimate import model as estimator

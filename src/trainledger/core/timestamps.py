@@ -1,0 +1,15 @@
+"""Times as outputs and the experiment log write them: ISO 8601 in UTC, whole seconds, trailing Z."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+
+def iso_utc(moment: datetime | float | None) -> str | None:
+    """``2026-11-03T08:00:00Z`` from a datetime (a naive one is taken as UTC, as DuckDB's TIMESTAMP is) or
+    from epoch seconds; None stays None."""
+    if moment is None:
+        return None
+    if not isinstance(moment, datetime):
+        moment = datetime.fromtimestamp(moment, UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
