@@ -10,7 +10,7 @@ import pytest
 
 from focus_files import write_focus
 from trainledger.attribution.categories import Categorizer
-from trainledger.core.config import CategoriesConfig
+from trainledger.core.config_spend import CategoriesConfig
 from trainledger.core.errors import ConfigError
 
 # (provider, service name, usage type or GCP SKU description, category). AWS names from CUR `product_name`

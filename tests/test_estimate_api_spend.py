@@ -10,7 +10,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from trainledger.cli import cli
-from trainledger.core.config import EstimatorConfig
+from trainledger.core.config_estimator import EstimatorConfig
 from trainledger.estimate.model import estimate
 
 RL = {

@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from trainledger.core.config import EstimatorConfig
+from trainledger.core.config_estimator import EstimatorConfig
 from trainledger.core.errors import InputError
 from trainledger.estimate.catalog import Catalog
 from trainledger.estimate.gpus import canonical_gpu

@@ -23,7 +23,8 @@ from conftest import Project
 from gcp_fakes import BigQueryFake, Table, _timestamp_param, storage_emulator
 from trainledger.attribution.categories import Categorizer
 from trainledger.core import config as config_module
-from trainledger.core.config import CategoriesConfig, Config
+from trainledger.core.config import Config
+from trainledger.core.config_spend import CategoriesConfig
 from trainledger.core.errors import InputError, SourceError
 from trainledger.core.reporter import Silent
 from trainledger.pipeline import jobs

@@ -41,7 +41,8 @@ import generate_clusters
 from examples import init_with, readme_toml
 from trainledger.cli import cli
 from trainledger.connectors.aws_cur import cur2_name
-from trainledger.core.config import LabelsConfig, parse
+from trainledger.core.config import parse
+from trainledger.core.config_labels import LabelsConfig
 from trainledger.core.labels import LabelScheme, canonical_key
 
 EKS_CONFIG = """

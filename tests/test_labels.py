@@ -12,7 +12,7 @@ from click.testing import CliRunner
 import bills
 from conftest import Project
 from trainledger.cli import cli
-from trainledger.core.config import LabelsConfig
+from trainledger.core.config_labels import LabelsConfig
 from trainledger.core.labels import LabelScheme, canonical_key
 
 SCHEME = LabelScheme(LabelsConfig())

@@ -20,7 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from trainledger.core import queries
-from trainledger.core.config import Config, ExperimentsConfig
+from trainledger.core.config import Config
+from trainledger.core.config_labels import ExperimentsConfig
 from trainledger.core.errors import ExitCode, TrainledgerError
 from trainledger.core.reporter import Silent
 from trainledger.estimate.params import KNOWN

@@ -11,7 +11,8 @@ from bills import PERIOD_END, Charge, add_charges, at, warehouse
 from examples import init_with, readme_toml
 from trainledger.attribution import allocations
 from trainledger.attribution.categories import Categorizer
-from trainledger.core.config import CategoriesConfig, Config, parse
+from trainledger.core.config import Config, parse
+from trainledger.core.config_spend import CategoriesConfig
 from trainledger.core.labels import LabelScheme
 from trainledger.core.reporter import Silent
 

@@ -13,7 +13,7 @@ knows its services better than name rules do (Azure's "Virtual Machines", "Stora
 from __future__ import annotations
 
 from trainledger.core import providers
-from trainledger.core.config import CategoriesConfig
+from trainledger.core.config_spend import CategoriesConfig
 from trainledger.core.errors import ConfigError
 from trainledger.core.providers import Rule
 from trainledger.core.vocabulary import CATEGORIES

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from decimal import ROUND_DOWN, Decimal
 from typing import Any
 
-from trainledger.core.config import ReservationConfig
+from trainledger.core.config_spend import ReservationConfig
 from trainledger.warehouse.connection import Connection, run
 
 FAILED_STATUSES = ("failed", "aborted", "cancelled")

@@ -31,7 +31,8 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from trainledger.connectors import api_http, periods, sql
 from trainledger.connectors.contract import Delivery, Staged
 from trainledger.core import queries
-from trainledger.core.config import Config, LabelsConfig
+from trainledger.core.config import Config
+from trainledger.core.config_labels import LabelsConfig
 from trainledger.core.config_types import Retries, Seconds, SourceConfig, SourceOptions, Strict
 from trainledger.core.errors import ConfigError, InputError, SourceError
 from trainledger.core.money import SCALE

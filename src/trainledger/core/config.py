@@ -3,6 +3,12 @@
 Precedence: command-line flag > environment (``TRAINLEDGER_CONFIG``, ``TRAINLEDGER_WAREHOUSE``) > file >
 default. Unknown sections and keys are errors naming the file and the key, so a typo never silently
 falls back to a default. ``--lock-timeout`` > ``TRAINLEDGER_LOCK_TIMEOUT`` > ``[warehouse] lock_timeout_s``.
+
+This module holds ``[warehouse]``, the whole model and its loading; the other sections are beside it:
+``config_labels`` (``[labels]``, ``[experiments]``), ``config_spend`` (``[allocation]``,
+``[[reservations]]``, ``[categories]``, ``[[budgets]]``), ``config_outputs`` (``[exports]``, ``[alerts]``),
+``config_estimator`` (``[estimator]``), ``rate_card`` (``[[rates]]``) and ``config_types`` (the strict base,
+``[[sources]]``).
 """
 
 from __future__ import annotations
@@ -10,17 +16,18 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from datetime import UTC, datetime
-from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from trainledger.core.config_types import KeyList, Retries, Seconds, SourceConfig, Strict
+from trainledger.core.config_estimator import EstimatorConfig
+from trainledger.core.config_labels import ExperimentsConfig, LabelsConfig
+from trainledger.core.config_outputs import AlertsConfig, ExportsConfig
+from trainledger.core.config_spend import AllocationConfig, BudgetConfig, CategoriesConfig, ReservationConfig
+from trainledger.core.config_types import SourceConfig, Strict
 from trainledger.core.errors import ConfigError
 from trainledger.core.rate_card import RateConfig
-from trainledger.core.vocabulary import METHODS, PHASES
 
 DEFAULT_CONFIG = "trainledger.toml"
 DEFAULT_WAREHOUSE = ".trainledger/ledger.duckdb"
@@ -73,230 +80,6 @@ class WarehouseConfig(Strict):
                 f"catalog = {self.catalog!r} needs database too: the tables live in <catalog>.<database>"
             )
         return self
-
-
-DEFAULT_ALIASES = {
-    "training": "train",
-    "finetune-train": "train",
-    "evaluation": "eval",
-    "evals": "eval",
-    "rollouts": "rollout",
-    "sampling": "rollout",
-    "grpo": "rl",
-    "ppo": "rl",
-    "rlhf": "rl",
-    "rlvr": "rl",
-    "distill": "opd",
-    "distillation": "opd",
-}
-
-
-class LabelsConfig(Strict):
-    """Which tag keys carry the attribution key, and the vocabularies (SPEC §3)."""
-
-    project: KeyList = Field(default_factory=lambda: ["project"])
-    phase: KeyList = Field(default_factory=lambda: ["phase"])
-    method: KeyList = Field(default_factory=lambda: ["method"])
-    experiment: KeyList = Field(default_factory=lambda: ["experiment", "experiment-id"])
-    composite: KeyList = Field(default_factory=lambda: ["cost-label"])
-    # Keys whose value is the project only when no other key names one, e.g. GKE's `k8s-namespace`.
-    project_fallback: KeyList = Field(default_factory=list)
-    phases: list[str] = Field(default_factory=lambda: list(PHASES))
-    methods: list[str] = Field(default_factory=lambda: list(METHODS))
-    aliases: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_ALIASES))
-
-
-SLURM_FIELDS = ("comment", "wckey", "name", "account")
-
-
-class SlurmConfig(Strict):
-    """``[experiments.slurm]``: how ``sacct --json`` jobs become experiments (README "Slurm jobs")."""
-
-    # Job fields read as labels, in priority order: `key=value` pairs (cost-label=..., project=..., phase=...)
-    # or, without any `=`, a composite cost label.
-    labels: KeyList = Field(default_factory=lambda: ["comment", "wckey"])
-    project: Literal["comment", "wckey", "name", "account"] | None = (
-        None  # its whole value: the fallback project
-    )
-    experiment: Literal["job", "name"] = (
-        "job"  # experiment id: slurm-<job id> (an array's job id) or the job name
-    )
-    provider: str = "aws"  # the cloud the nodes run on
-    nodes: str | None = None  # CSV node,resource_id[,provider]; without it the node name is the resource id
-    command: str | None = None  # e.g. "sacct --json -a -S now-3days": its output is read after the files
-    command_timeout_s: float = Field(default=300.0, gt=0)
-
-    @field_validator("labels")
-    @classmethod
-    def _known_fields(cls, value: list[str]) -> list[str]:
-        for name in value:
-            if name not in SLURM_FIELDS:
-                raise ValueError(f"labels: {name!r} is not one of {', '.join(SLURM_FIELDS)}")
-        return value
-
-
-class ExperimentsConfig(Strict):
-    uri: str | None = None
-    kind: Literal["jsonl", "mlflow", "slurm"] = "jsonl"
-    tracking_uri: str | None = None
-    experiment_name: str | None = None
-    slurm: SlurmConfig = Field(default_factory=SlurmConfig)
-    timeout_s: Seconds = 30.0  # per MLflow request
-    retries: Retries = 2
-
-
-class AllocationConfig(Strict):
-    shared: Literal["separate", "proportional"] = "separate"
-
-
-class ReservationConfig(Strict):
-    """``[[reservations]]``: GPU capacity bought for a window (README "Reserved GPU capacity"). The charges
-    on it (resource id ``id``, or an ARN ending in ``/<id>``) go to the runs on its instances by GPUs x time
-    (a fee paid upfront), the rest to ``project`` as unused commitment."""
-
-    id: str = Field(min_length=1)  # cr-... (a Capacity Block or On-Demand Capacity Reservation), a GCP name
-    project: str = Field(min_length=1)  # who bought it: its unused part is this project's
-    start: datetime
-    end: datetime
-    gpus: int = Field(gt=0)  # GPUs reserved: instances x GPUs per instance
-    instances: KeyList = Field(min_length=1)  # what the log and the bill call the instances in it
-
-    @field_validator("start", "end")
-    @classmethod
-    def _utc(cls, value: datetime) -> datetime:
-        """As the warehouse keeps times: naive UTC (a time without an offset is UTC)."""
-        return value.astimezone(UTC).replace(tzinfo=None) if value.tzinfo else value
-
-    @model_validator(mode="after")
-    def _window(self) -> ReservationConfig:
-        if self.end <= self.start:
-            raise ValueError(f"end {self.end} must be after start {self.start}")
-        return self
-
-
-class CategoriesConfig(Strict):
-    """Overrides of the cost-category mapping: service name or usage-type substring → category."""
-
-    services: dict[str, str] = Field(default_factory=dict)
-    usage_types: dict[str, str] = Field(default_factory=dict)
-    service_categories: dict[str, str] = Field(default_factory=dict)  # FOCUS ServiceCategory → category
-
-
-class MaxShare(Strict):
-    phase: str
-    share: Decimal
-
-
-class BudgetConfig(Strict):
-    name: str
-    project: str | None = None
-    method: str | None = None
-    experiment: str | None = None
-    period: str = "monthly"
-    amount: Decimal | None = None
-    currency: str = "USD"
-    thresholds: list[Decimal] = Field(default_factory=lambda: [Decimal("0.8"), Decimal("1.0")])
-    max_share: MaxShare | None = None
-
-    @field_validator("amount", mode="before")
-    @classmethod
-    def _amount_text(cls, value: Any) -> Any:
-        return str(value) if isinstance(value, float) else value
-
-    @field_validator("amount")
-    @classmethod
-    def _amount_positive(cls, value: Decimal | None) -> Decimal | None:
-        if value is not None and value <= 0:
-            raise ValueError(f"expected an amount > 0, got {value}")
-        return value
-
-    @field_validator("period")
-    @classmethod
-    def _period_form(cls, value: str) -> str:
-        if value != "monthly" and not re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", value):
-            raise ValueError(f'expected YYYY-MM or "monthly", got {value!r}')
-        return value
-
-    @field_validator("thresholds", mode="before")
-    @classmethod
-    def _threshold_text(cls, value: Any) -> Any:
-        return [str(v) if isinstance(v, float) else v for v in value] if isinstance(value, list) else value
-
-    @field_validator("thresholds")
-    @classmethod
-    def _threshold_range(cls, value: list[Decimal]) -> list[Decimal]:
-        for t in value:
-            if not 0 < t <= 10:
-                raise ValueError(f"expected fractions of the amount such as 0.8 or 1.0, got {t}")
-        return value
-
-
-ExportFormat = Literal["csv", "xlsx", "focus"]
-
-
-class ExportsConfig(Strict):
-    dir: str | None = None
-    format: list[ExportFormat] = Field(default=["csv"])  # pydantic copies the default per instance
-
-    @field_validator("format", mode="before")
-    @classmethod
-    def _one_or_many(cls, value: Any) -> Any:
-        """`format = "xlsx"` or a list `format = ["csv", "xlsx"]`."""
-        if value == []:
-            raise ValueError("expected at least one of csv, xlsx, focus")
-        return [value] if isinstance(value, str) else value
-
-    @property
-    def formats(self) -> list[ExportFormat]:
-        """The formats nightly writes, each once, in the order given."""
-        return list(dict.fromkeys(self.format))
-
-    # The static dashboard's folder (`trainledger site`), written by nightly after the exports.
-    site: str | None = None
-
-    @field_validator("site")
-    @classmethod
-    def _local_site(cls, value: str | None) -> str | None:
-        if value is not None and "://" in value:
-            raise ValueError(
-                "expected a local folder; publish it afterwards (e.g. `aws s3 sync SITE s3://bucket/`)"
-            )
-        return value
-
-
-class AlertsConfig(Strict):
-    webhook_url: str | None = None
-    timeout_s: Seconds = 5.0
-    retries: Retries = 3
-
-
-class ApiPriceConfig(Strict):
-    """A model API's list price per million tokens, in USD (the bundled table's unit)."""
-
-    input: Decimal = Field(ge=0)
-    output: Decimal = Field(ge=0)
-
-
-class EstimatorConfig(Strict):
-    """Overrides of the estimator's assumptions (SPEC §6)."""
-
-    gpu_peak_tflops: dict[str, float] = Field(default_factory=dict)
-    mfu: dict[str, float] = Field(default_factory=dict)
-    price_per_gpu_hour: dict[str, Decimal] = Field(default_factory=dict)
-    instance_prices: dict[str, Decimal] = Field(default_factory=dict)
-    instance_gpus: dict[str, int] = Field(default_factory=dict)
-    decode_tokens_per_s_per_gpu: float | None = None
-    api_prices: dict[str, ApiPriceConfig] = Field(default_factory=dict)
-
-    @field_validator("mfu")
-    @classmethod
-    def _mfu_phases(cls, value: dict[str, float]) -> dict[str, float]:
-        for kind, mfu in value.items():
-            if kind not in ("train", "prefill", "decode"):
-                raise ValueError(f"mfu.{kind}: expected one of train, prefill, decode")
-            if not 0 < mfu <= 1:
-                raise ValueError(f"mfu.{kind} = {mfu}: expected a fraction in (0, 1]")
-        return value
 
 
 class Config(Strict):

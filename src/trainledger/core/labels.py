@@ -6,7 +6,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from trainledger.core.config import LabelsConfig
+from trainledger.core.config_labels import LabelsConfig
 
 # GKE cost allocation writes a pod's labels as `k8s-label/<key>`: the pod label is the key.
 _PREFIXES = ("resourcetags/", "resource_tags_", "resource_tags.", "tags/", "labels/", "k8s-label/")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 
-from trainledger.core.config import EstimatorConfig
+from trainledger.core.config_estimator import EstimatorConfig
 from trainledger.core.errors import InputError
 from trainledger.core.money import to_decimal
 from trainledger.estimate.calibration import Calibration

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from trainledger.core.config import EstimatorConfig
+from trainledger.core.config_estimator import EstimatorConfig
 from trainledger.core.errors import InputError
 from trainledger.core.vocabulary import METHODS
 from trainledger.estimate import methods

@@ -25,7 +25,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from trainledger.core.config import Config, SlurmConfig
+from trainledger.core.config import Config
+from trainledger.core.config_labels import SlurmConfig
 from trainledger.core.errors import ConfigError, InputError, SourceError
 from trainledger.core.hostlist import expand
 from trainledger.core.labels import LabelScheme, Resolved

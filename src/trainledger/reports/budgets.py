@@ -18,7 +18,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from trainledger.core.config import BudgetConfig, Config
+from trainledger.core.config import Config
+from trainledger.core.config_spend import BudgetConfig
 from trainledger.core.files import write_atomic
 from trainledger.core.labels import canonical_value
 from trainledger.core.money import fmt

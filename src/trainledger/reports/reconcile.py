@@ -10,7 +10,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
 from trainledger.attribution import waste
-from trainledger.core.config import ReservationConfig
+from trainledger.core.config_spend import ReservationConfig
 from trainledger.core.labels import canonical_value
 from trainledger.core.money import fmt
 from trainledger.core.timestamps import iso_utc as _iso

@@ -15,7 +15,8 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from trainledger.core.config import Config, ReservationConfig
+from trainledger.core.config import Config
+from trainledger.core.config_spend import ReservationConfig
 from trainledger.estimate.result import CLOUD, LLM_API
 from trainledger.reports import benefit, budgets, coverage, realize, reconcile
 from trainledger.reports.budgets import BudgetStatus, ShareStatus
