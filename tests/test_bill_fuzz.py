@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from trainledger.connectors import aws_cur2
-from trainledger.connectors.periods import connector_for
+from trainledger.connectors.bill_loader import connector_for
 from trainledger.core import queries
 from trainledger.core.config import Config
 from trainledger.core.config_types import SourceConfig

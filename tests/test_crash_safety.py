@@ -141,7 +141,10 @@ def assert_next_run_is_correct(root: Path, scene: dict[str, object], runs_before
 
 
 KILL_POINTS = [
-    ("trainledger.connectors.periods.replace_period", "after"),  # the month's charges swapped, uncommitted
+    (
+        "trainledger.connectors.bill_loader.replace_period",
+        "after",
+    ),  # the month's charges swapped, uncommitted
     ("trainledger.pipeline.experiments_loader.load", "after"),  # the experiment log reloaded
     ("trainledger.attribution.allocations.attribute", "before"),
     ("trainledger.attribution.allocations.attribute", "after"),  # allocations recomputed

@@ -10,7 +10,7 @@ import pytest
 
 from trainledger.core.config_estimator import EstimatorConfig
 from trainledger.core.errors import InputError
-from trainledger.estimate.catalog import Catalog
+from trainledger.estimate.gpu_list_prices import GpuListPrices
 from trainledger.estimate.gpus import canonical_gpu
 from trainledger.estimate.model import estimate
 from trainledger.warehouse import schema
@@ -226,7 +226,7 @@ def test_catalog_prices_from_the_warehouse_are_used_when_present() -> None:
         ("Commitment v1: Nvidia H100 GPU for 1 Year", "Commit1Yr", "H100", ["us-central1"], "h", "6.1"),
         ("Nvidia H100 80GB GPU, per month", "OnDemand", "H100", ["us-central1"], "mo", "7000"),
     )
-    catalog = Catalog.from_warehouse(con)
+    catalog = GpuListPrices.from_warehouse(con)
     params = {"model_params_b": 1, "gpu_type": "H100", "train_samples": 1, "avg_tokens_per_sample": 1}
     est = estimate("sft", params, catalog=catalog)
     # On demand by the hour only: not the spot, the committed or the monthly SKU.
@@ -246,11 +246,11 @@ def test_a_price_sheet_without_gpu_prices_is_no_catalog() -> None:
     con = _price_sheet(
         ("A3 Instance Core running in Americas", "OnDemand", None, ["us-central1"], "h", "0.03")
     )
-    assert Catalog.from_warehouse(con) is None
+    assert GpuListPrices.from_warehouse(con) is None
 
 
 def test_no_prices_table_means_no_catalog() -> None:
-    assert Catalog.from_warehouse(duckdb.connect()) is None
+    assert GpuListPrices.from_warehouse(duckdb.connect()) is None
 
 
 def test_money_given_directly_lands_in_its_phase_and_category() -> None:

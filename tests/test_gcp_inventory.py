@@ -18,7 +18,7 @@ from trainledger.core import config as config_module
 from trainledger.core.config import Config
 from trainledger.core.errors import SourceError
 from trainledger.core.reporter import Silent
-from trainledger.estimate.catalog import Catalog
+from trainledger.estimate.gpu_list_prices import GpuListPrices
 from trainledger.pipeline import jobs
 
 COMPUTE_ENGINE = "6F81-5844-456A"
@@ -99,7 +99,7 @@ def test_the_estimator_prices_a_gpu_hour_from_the_fetched_catalog(
     jobs.ingest(config, Silent())
     con = duckdb.connect(str(config.warehouse_path()), read_only=True)
     try:
-        prices = Catalog.from_warehouse(con)
+        prices = GpuListPrices.from_warehouse(con)
     finally:
         con.close()
     assert prices is not None

@@ -69,7 +69,7 @@ def test_core_imports_neither_click_nor_cloud_sdks() -> None:
         for p in package.rglob("*.py")
         if p.relative_to(package).parts[0] != "cli"
     )
-    assert "trainledger.attribution.allocations" in core and "trainledger.connectors.s3" in core
+    assert "trainledger.attribution.allocations" in core and "trainledger.connectors.bill_storage_s3" in core
     code = (
         "import importlib, sys\n"
         f"for name in {core!r}: importlib.import_module(name)\n"

@@ -121,7 +121,7 @@ def test_every_query_file_says_what_it_is_and_declares_exactly_its_parameters(na
     assert re.search(r"\bgrain\b", header, re.IGNORECASE), f"{name}: the header states no grain"
     declared = set(re.findall(r"\$([A-Za-z_]\w*)", header))
     slots = set(re.findall(r"\{\{(\w+)\}\}", body))
-    # A file filled in through connectors/sql.py names each slot it has; a row insert may bind positionally
+    # A file filled in through connectors/sql_slots.py names each slot it has; a row insert may bind positionally
     # (it says so), a BigQuery statement binds @names, and a slot file takes the parameters of its slot.
     assert set(re.findall(r"\{\{(\w+)\}\}", header)) == slots, f"{name}: slots used and declared differ"
     positional = "?" in re.sub(r"--[^\n]*|'(?:[^']|'')*'", " ", body)

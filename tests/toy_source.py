@@ -11,7 +11,7 @@ from pathlib import Path
 
 from trainledger.connectors import staging
 from trainledger.connectors.contract import Delivery, Example, Staged
-from trainledger.connectors.locations import LocalFiles, local_path, required_uri
+from trainledger.connectors.source_files import LocalFiles, local_path, required_uri
 from trainledger.core.config import Config
 from trainledger.core.config_types import SourceConfig
 from trainledger.core.reporter import Reporter

@@ -28,7 +28,7 @@ from urllib.parse import urlencode
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from trainledger.connectors import api_http, periods, sql
+from trainledger.connectors import api_http, bill_loader, sql_slots
 from trainledger.connectors.contract import Delivery, Staged
 from trainledger.core import queries
 from trainledger.core.config import Config
@@ -420,7 +420,7 @@ def stage(
     """The month's checked rows into ``api_cost_rows``, normalised once into ``staged_charges``."""
     rows: list[tuple[Any, ...]] = delivery.ref
     reporter.detail(f"{source.name} {delivery.period}: {len(rows)} cost result(s)")
-    sql.run(con, "ingest/api_cost_rows")
+    sql_slots.run_filled(con, "ingest/api_cost_rows")
     if rows:
         con.executemany(queries.load("ingest/insert_api_cost_row"), rows)
     params = {
@@ -429,6 +429,6 @@ def stage(
         "service": api.service,
         "resource_type": api.resource_type,
     }
-    periods.stage_table(con, "ingest/normalize_api_costs", params)
+    bill_loader.stage_table(con, "ingest/normalize_api_costs", params)
     files = sorted({row[0] for row in rows})
     return Staged(files, periods=[delivery.period] if delivery.period else [])

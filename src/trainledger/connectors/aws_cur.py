@@ -19,11 +19,9 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from trainledger.connectors import aws_cur2, sql, staging
+from trainledger.connectors import aws_cur2, sql_slots, staging
 from trainledger.connectors.aws_session import EXAMPLE_OPTIONS
-from trainledger.connectors.contract import Delivery, Example, Staged
-from trainledger.connectors.locations import AwsFiles, open_storage
-from trainledger.connectors.storage import (
+from trainledger.connectors.bill_storage import (
     ContentHashes,
     Entry,
     LocalStorage,
@@ -32,6 +30,8 @@ from trainledger.connectors.storage import (
     read_manifest,
     resolve,
 )
+from trainledger.connectors.contract import Delivery, Example, Staged
+from trainledger.connectors.source_files import AwsFiles, open_storage
 from trainledger.core.config import Config
 from trainledger.core.config_types import SourceConfig
 from trainledger.core.errors import InputError, SourceError
@@ -145,12 +145,12 @@ def scan(con: Connection, files: list[Path], *, union: bool = False) -> None:
     staging.derive_view(con, aws_cur2.RAW_VIEW, TEXT_VIEW, _projection(staging.view_columns(con, TEXT_VIEW)))
 
 
-def _projection(columns: dict[str, str]) -> sql.Fragment:
+def _projection(columns: dict[str, str]) -> sql_slots.Fragment:
     """The select list renaming legacy columns to CUR 2.0 names, with tags and product attributes as maps.
 
     Column names come from the file header; they reach SQL only as quoted identifiers and literals.
     """
-    select: list[sql.Fragment] = []
+    select: list[sql_slots.Fragment] = []
     taken = {"filename", "file_row_number"}
     tags: list[tuple[str, str]] = []
     renamed: dict[str, str] = {}
@@ -166,22 +166,23 @@ def _projection(columns: dict[str, str]) -> sql.Fragment:
         if not target or target in renamed.values() or target in taken:
             continue
         renamed[column] = target
-        select.append(sql.alias(sql.ident(column), target))
+        select.append(sql_slots.alias(sql_slots.ident(column), target))
     if tags:
-        select.append(sql.alias(_map(tags), "resource_tags"))
+        select.append(sql_slots.alias(_map(tags), "resource_tags"))
     product = [(key, source) for source, key in _PRODUCT_KEYS.items() if source in renamed.values()]
     if product:
-        select.append(sql.alias(_map(product), "product"))
-    select += [sql.ident("filename"), sql.ident("file_row_number")]
-    return sql.columns(select)
+        select.append(sql_slots.alias(_map(product), "product"))
+    select += [sql_slots.ident("filename"), sql_slots.ident("file_row_number")]
+    return sql_slots.columns(select)
 
 
-def _map(pairs: list[tuple[str, str]]) -> sql.Fragment:
+def _map(pairs: list[tuple[str, str]]) -> sql_slots.Fragment:
     """A MAP(VARCHAR, VARCHAR) of the non-empty values of (key, column) pairs."""
     entries = ", ".join(
-        f"{{'k': {sql.literal(key).text}, 'v': CAST({sql.ident(col).text} AS VARCHAR)}}" for key, col in pairs
+        f"{{'k': {sql_slots.literal(key).text}, 'v': CAST({sql_slots.ident(col).text} AS VARCHAR)}}"
+        for key, col in pairs
     )
-    return sql.Fragment(
+    return sql_slots.Fragment(
         f"CAST(map_from_entries(list_filter([{entries}], lambda e: e.v IS NOT NULL AND e.v <> '')) "
         "AS MAP(VARCHAR, VARCHAR))"
     )

@@ -14,11 +14,18 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from trainledger.connectors import rounding, sql, staging
+from trainledger.connectors import rounding, sql_slots, staging
 from trainledger.connectors.aws_session import EXAMPLE_OPTIONS
+from trainledger.connectors.bill_storage import (
+    Entry,
+    LocalStorage,
+    Storage,
+    fingerprint,
+    read_manifest,
+    resolve,
+)
 from trainledger.connectors.contract import Delivery, Example, Staged
-from trainledger.connectors.locations import AwsFiles, open_storage
-from trainledger.connectors.storage import Entry, LocalStorage, Storage, fingerprint, read_manifest, resolve
+from trainledger.connectors.source_files import AwsFiles, open_storage
 from trainledger.core import queries
 from trainledger.core.config import Config
 from trainledger.core.config_types import SourceConfig
@@ -102,7 +109,7 @@ EXAMPLE = Example(
 
 
 @dataclass(frozen=True)
-class Export:
+class PeriodManifest:
     """Where one period's delivery is read from: the storage and the period's current manifest."""
 
     storage: Storage
@@ -155,11 +162,11 @@ def exports(
         if period is None or billing_period == period:
             manifest = max(manifests[billing_period], key=lambda e: e.key)
             version = fingerprint([manifest, *data[billing_period]])
-            found.append(Delivery(billing_period, version, Export(storage, manifest.key)))
+            found.append(Delivery(billing_period, version, PeriodManifest(storage, manifest.key)))
     return found
 
 
-def manifest_files(export: Export, period: str | None) -> list[str]:
+def manifest_files(export: PeriodManifest, period: str | None) -> list[str]:
     """The data files the period's manifest names (``dataFiles``), each checked to exist."""
     storage = export.storage
     where = storage.describe(export.manifest)
@@ -195,14 +202,14 @@ def scan(con: Connection, files: list[Path]) -> None:
         maps = [c for c in MAP_COLUMNS if c in cols]
         staging.number_rows(con, f"{RAW_VIEW}_text", f"{RAW_VIEW}_numbered")
         staging.check_json_objects(con, f"{RAW_VIEW}_numbered", maps)
-        replace = sql.columns(sql.alias(_json_map(sql.ident(m)), m) for m in maps)
-        select = sql.Fragment(f"* REPLACE ({replace.text})" if maps else "*")
+        replace = sql_slots.columns(sql_slots.alias(_json_map(sql_slots.ident(m)), m) for m in maps)
+        select = sql_slots.Fragment(f"* REPLACE ({replace.text})" if maps else "*")
         staging.derive_view(con, RAW_VIEW, f"{RAW_VIEW}_numbered", select)
         return
     raise InputError(f"{files[0].parent}: expected .parquet or .csv.gz data files, got {files[0]}")
 
 
-def _maps_from_text(con: Connection, view: str) -> sql.Fragment:
+def _maps_from_text(con: Connection, view: str) -> sql_slots.Fragment:
     """The parquet columns, with map columns some exports write as JSON text (``{"user_project": "x"}``)
     read as maps; a cell that is not a JSON object, or a map column of another type, is an error."""
     types = staging.view_columns(con, view)
@@ -218,19 +225,19 @@ def _maps_from_text(con: Connection, view: str) -> sql.Fragment:
             )
         texts.append(column)
     staging.check_json_objects(con, view, texts)
-    replace = sql.columns(sql.alias(_json_map(sql.ident(m)), m) for m in texts)
-    return sql.Fragment(f"* REPLACE ({replace.text})" if texts else "*")
+    replace = sql_slots.columns(sql_slots.alias(_json_map(sql_slots.ident(m)), m) for m in texts)
+    return sql_slots.Fragment(f"* REPLACE ({replace.text})" if texts else "*")
 
 
 def _first_file(con: Connection, view: str) -> str:
-    row = sql.run(con, "ingest/first_file", view=sql.ident(view)).fetchone()
+    row = sql_slots.run_filled(con, "ingest/first_file", view=sql_slots.ident(view)).fetchone()
     return str(row[0]) if row else view
 
 
-def _json_map(column: sql.Fragment) -> sql.Fragment:
+def _json_map(column: sql_slots.Fragment) -> sql_slots.Fragment:
     """A map column written as JSON text, as a map (empty text: an empty map)."""
     c = column.text
-    return sql.Fragment(
+    return sql_slots.Fragment(
         f"CAST(json(CASE WHEN {c} IS NULL OR trim({c}) = '' THEN '{{}}' ELSE {c} END) AS MAP(VARCHAR, VARCHAR))"
     )
 
@@ -244,7 +251,7 @@ def deliveries(
 def stage(
     con: Connection, source: SourceConfig, config: Config, delivery: Delivery, reporter: Reporter
 ) -> Staged:
-    export: Export = delivery.ref
+    export: PeriodManifest = delivery.ref
     keys = manifest_files(export, delivery.period)
     reporter.step(f"{source.name} {delivery.period}: reading {len(keys)} file(s)")
     files = export.storage.local_paths(keys, scope=f"data/BILLING_PERIOD={delivery.period}/")

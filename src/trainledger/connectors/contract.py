@@ -6,10 +6,10 @@ file. Then either:
 
 - a bill, replaced period by period (:class:`Bill`): ``deliveries`` lists its periods and their versions
   from a listing alone, ``stage`` reads one delivery into staged rows (files scanned, validated, and the
-  kind's ``queries/ingest/normalize_<kind>.sql`` ready to run), and :func:`periods.load_periods` does the
+  kind's ``queries/ingest/normalize_<kind>.sql`` ready to run), and :func:`bill_loader.load_periods` does the
   rest for every kind: skip a period whose version is unchanged, replace a changed one, record its state;
 - or a pull (:class:`Pull`): an inventory, a price list, an append-only export, with no period to
-  replace, which writes what it read itself (sharing :func:`periods.record_state` where it keeps periods).
+  replace, which writes what it read itself (sharing :func:`bill_loader.record_state` where it keeps periods).
 """
 
 from __future__ import annotations

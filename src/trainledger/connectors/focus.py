@@ -16,10 +16,16 @@ import hashlib
 from functools import partial
 from pathlib import Path
 
-from trainledger.connectors import periods, rounding, sql, staging
+from trainledger.connectors import bill_loader, rounding, sql_slots, staging
+from trainledger.connectors.bill_storage import ContentHashes
 from trainledger.connectors.contract import Delivery, Example, Staged
-from trainledger.connectors.locations import LocalFiles, content_hashes, files_under, local_path, required_uri
-from trainledger.connectors.storage import ContentHashes
+from trainledger.connectors.source_files import (
+    LocalFiles,
+    content_hashes,
+    files_under,
+    local_path,
+    required_uri,
+)
 from trainledger.core.config import Config
 from trainledger.core.config_types import SourceConfig
 from trainledger.core.errors import InputError
@@ -97,10 +103,11 @@ def scan(con: Connection, files: list[Path]) -> None:
         types = staging.view_columns(con, f"{RAW_VIEW}_typed")
         # AWS writes Tags as a parquet map; charges keep tags (and the other JSON columns) as JSON text.
         nested = [c for c in JSON_COLUMNS if _nested(types.get(c, "VARCHAR"))]
-        replace = sql.columns(
-            sql.alias(sql.Fragment(f"CAST(to_json({sql.ident(c).text}) AS VARCHAR)"), c) for c in nested
+        replace = sql_slots.columns(
+            sql_slots.alias(sql_slots.Fragment(f"CAST(to_json({sql_slots.ident(c).text}) AS VARCHAR)"), c)
+            for c in nested
         )
-        select = sql.Fragment(f"* REPLACE ({replace.text})" if nested else "*")
+        select = sql_slots.Fragment(f"* REPLACE ({replace.text})" if nested else "*")
         staging.derive_view(con, RAW_VIEW, f"{RAW_VIEW}_typed", select)
         return
     if "parquet" in found:
@@ -143,13 +150,13 @@ def stage_files(
     staging.add_missing_columns(con, RAW_VIEW, OPTIONAL, REQUIRED, where, "FOCUS", csv_files)
     staging.first_problem(con, "ingest/validate_focus", {})
     staging.check_sums(con, f"{RAW_VIEW}_full", MONEY.columns)
-    sql.run(con, "ingest/focus_restated_origins")
-    (restated,) = sql.run(con, "ingest/focus_restated_count").fetchone() or (0,)
+    sql_slots.run_filled(con, "ingest/focus_restated_origins")
+    (restated,) = sql_slots.run_filled(con, "ingest/focus_restated_count").fetchone() or (0,)
     if restated:
         reporter.step(
             f"{source}: {restated} origin charge(s) restated by their allocated charges (FOCUS split cost "
             "allocation) counted once, through the allocated charges"
         )
-    sql.run(con, "ingest/focus_rows")
-    periods.stage_table(con, "ingest/normalize_focus", {"source": source})
+    sql_slots.run_filled(con, "ingest/focus_rows")
+    bill_loader.stage_table(con, "ingest/normalize_focus", {"source": source})
     return Staged(shown, residues=partial(rounding.residues, con, MONEY))

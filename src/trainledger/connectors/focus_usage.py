@@ -24,7 +24,7 @@ from pydantic import Field
 
 from trainledger.connectors import rated
 from trainledger.connectors.contract import Delivery, Example, Staged
-from trainledger.connectors.locations import files_under, local_path, required_uri
+from trainledger.connectors.source_files import files_under, local_path, required_uri
 from trainledger.core.config import Config
 from trainledger.core.config_types import SourceConfig, SourceOptions
 from trainledger.core.errors import InputError

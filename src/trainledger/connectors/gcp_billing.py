@@ -25,10 +25,10 @@ from typing import Any
 
 import duckdb
 
-from trainledger.connectors import IngestResult, gcp_api, periods, sql, staging
+from trainledger.connectors import IngestResult, bill_loader, gcp_api, sql_slots, staging
 from trainledger.connectors.contract import Example, Staged
 from trainledger.connectors.gcp_flat import RAW_VIEW, Export, create_flat_view
-from trainledger.connectors.locations import default_cache_dir, files_under, local_path
+from trainledger.connectors.source_files import default_cache_dir, files_under, local_path
 from trainledger.core.config import Config
 from trainledger.core.config_types import SourceConfig
 from trainledger.core.errors import InputError, SourceError
@@ -165,7 +165,7 @@ def read_bigquery(
 
         def query(timeout: float) -> Any:
             rows = client.query_and_wait(
-                sql.render(export.bigquery, table=sql.Fragment(f"`{table}`")),
+                sql_slots.render(export.bigquery, table=sql_slots.Fragment(f"`{table}`")),
                 job_config=config,
                 page_size=PAGE_SIZE,
                 api_timeout=timeout,
@@ -298,7 +298,9 @@ def read_files(con: Connection, files: list[Path]) -> None:
 
 def watermark(con: Connection, source: str) -> datetime | None:
     """The export_time up to which every row of the source is in the warehouse (None: never pulled)."""
-    row = sql.run(con, "ingest/gcp_watermark", {"source": source, "prefix": WATERMARK_PREFIX}).fetchone()
+    row = sql_slots.run_filled(
+        con, "ingest/gcp_watermark", {"source": source, "prefix": WATERMARK_PREFIX}
+    ).fetchone()
     if not row or row[0] is None:
         return None
     return datetime.fromisoformat(row[0][len(WATERMARK_PREFIX) :])
@@ -371,7 +373,7 @@ def pull_export(
     create_flat_view(con, where, export)
     staging.first_problem(con, export.validate, {})
     params = {"source": source.name, "since": since.astimezone(UTC).replace(tzinfo=None), "month": month}
-    periods.stage_table(con, export.normalize, params)
+    bill_loader.stage_table(con, export.normalize, params)
     return _append(con, source.name, files, full_pull=period is None, known=known)
 
 
@@ -379,21 +381,21 @@ def _append(
     con: Connection, source: str, files: list[str], *, full_pull: bool, known: datetime | None
 ) -> list[IngestResult]:
     """Insert the staged rows that are new; record each touched period's totals and the watermark."""
-    sql.run(con, "ingest/gcp_new_charges")
-    new = dict(sql.run(con, "ingest/gcp_new_per_period").fetchall())
-    names = [f for (f,) in sql.run(con, "ingest/gcp_new_files").fetchall()]
-    periods.insert_charges(con, source, names, sql.ident(NEW), {"period": None})
-    staged = periods.staged_periods(con, Staged(files))
-    latest = (sql.run(con, "ingest/gcp_latest_export").fetchone() or (None,))[0]
+    sql_slots.run_filled(con, "ingest/gcp_new_charges")
+    new = dict(sql_slots.run_filled(con, "ingest/gcp_new_per_period").fetchall())
+    names = [f for (f,) in sql_slots.run_filled(con, "ingest/gcp_new_files").fetchall()]
+    bill_loader.insert_charges(con, source, names, sql_slots.ident(NEW), {"period": None})
+    staged = bill_loader.staged_periods(con, Staged(files))
+    latest = (sql_slots.run_filled(con, "ingest/gcp_latest_export").fetchone() or (None,))[0]
     mark = known
     if full_pull and latest is not None and (known is None or latest > known):
         mark = latest
     version = f"{WATERMARK_PREFIX}{mark.isoformat()}" if mark else "month-read"
     if full_pull and mark is not None:
-        sql.run(con, "ingest/gcp_move_watermark", {"version": version, "source": source})
+        sql_slots.run_filled(con, "ingest/gcp_move_watermark", {"version": version, "source": source})
     results = []
     for period in staged:
-        _, total = periods.record_state(con, source, period, version, files)
+        _, total = bill_loader.record_state(con, source, period, version, files)
         added = int(new.get(period, 0))
         results.append(
             IngestResult(source, period, added, total, skipped=added == 0, version=version, files=files)

@@ -13,7 +13,7 @@ from decimal import Decimal
 from functools import partial
 from typing import Any
 
-from trainledger.connectors import IngestResult, gcp_api, sql
+from trainledger.connectors import IngestResult, gcp_api, sql_slots
 from trainledger.connectors.contract import Example
 from trainledger.core import queries
 from trainledger.core.config import Config
@@ -112,7 +112,7 @@ def pull(
             "permission denied": "enable the Cloud Billing API (cloudbilling.googleapis.com) for the project"
         }
         raise gcp_api.source_error(source, exc, "reading the Cloud Billing Catalog", hints) from None
-    sql.run(con, "ingest/delete_prices", {"source": source.name})
+    sql_slots.run_filled(con, "ingest/delete_prices", {"source": source.name})
     if rows:
         con.executemany(queries.load("ingest/insert_price"), rows)
     gpus = sum(1 for r in rows if r[7] is not None)

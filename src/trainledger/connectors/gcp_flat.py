@@ -12,7 +12,7 @@ from typing import Any
 
 import duckdb
 
-from trainledger.connectors import sql, staging
+from trainledger.connectors import sql_slots, staging
 from trainledger.core.errors import InputError
 from trainledger.warehouse.connection import Connection
 
@@ -149,4 +149,4 @@ def create_flat_view(con: Connection, where: str, export: Export) -> None:
         columns.append(f"{_list_expr(types, path, fields)} AS {name}")
     columns += ["filename AS source_file", "file_row_number + 1 AS source_row"]
     # Expressions from the fixed templates above over quoted column names: the file's schema decides which.
-    staging.derive_view(con, FLAT_VIEW, RAW_VIEW, sql.Fragment(", ".join(columns)))
+    staging.derive_view(con, FLAT_VIEW, RAW_VIEW, sql_slots.Fragment(", ".join(columns)))

@@ -14,9 +14,9 @@ from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from pathlib import Path
 from typing import Any
 
-from trainledger.connectors import periods, rounding, sql
+from trainledger.connectors import bill_loader, rounding, sql_slots
 from trainledger.connectors.contract import Delivery, Example, Staged
-from trainledger.connectors.locations import LocalFiles, local_path, required_uri
+from trainledger.connectors.source_files import LocalFiles, local_path, required_uri
 from trainledger.core import json_lines, queries
 from trainledger.core.config import Config
 from trainledger.core.config_types import SourceConfig
@@ -189,7 +189,7 @@ def stage(
     for r in rows:
         r.amount = rounded(r.amount)
     reporter.step(f"{source.name}: {len(rows)} off-cloud charge(s) from {path.name}")
-    sql.run(con, "ingest/manual_rows")
+    sql_slots.run_filled(con, "ingest/manual_rows")
     con.executemany(
         queries.load("ingest/insert_manual_row"),
         [
@@ -208,9 +208,9 @@ def stage(
             for r in rows
         ],
     )
-    periods.stage_table(con, "ingest/normalize_manual", {"source": source.name, "file": str(path)})
+    bill_loader.stage_table(con, "ingest/normalize_manual", {"source": source.name, "file": str(path)})
     found = sorted({r.start.strftime("%Y-%m") for r in rows})
-    held = sql.run(con, "ingest/source_periods", {"source": source.name}).fetchall()
+    held = sql_slots.run_filled(con, "ingest/source_periods", {"source": source.name}).fetchall()
     stale = [p for (p,) in held if p not in found]
     return Staged([str(path)], periods=found + stale, residues=lambda: _residues(rows, written))
 

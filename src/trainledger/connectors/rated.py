@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
-from trainledger.connectors import periods, sql
+from trainledger.connectors import bill_loader, sql_slots
 from trainledger.connectors.contract import Staged
 from trainledger.core import queries
 from trainledger.core.rate_card import RateCard, priced
@@ -57,7 +57,7 @@ def stage(
     reporter: Reporter,
 ) -> Staged:
     """Price and stage the rows; the returned ``loaded`` keeps the unpriced ones of each period replaced."""
-    sql.run(con, "ingest/rated_rows")
+    sql_slots.run_filled(con, "ingest/rated_rows")
     records = []
     unpriced = 0
     for u in usage:
@@ -93,7 +93,7 @@ def stage(
         f"{source}: {len(usage) - unpriced} usage row(s) priced by the rate card"
         + (f", {unpriced} with no rate (see `trainledger labels`)" if unpriced else "")
     )
-    periods.stage_table(con, "ingest/normalize_rated", {"source": source, "provider": provider})
+    bill_loader.stage_table(con, "ingest/normalize_rated", {"source": source, "provider": provider})
     found = sorted({u.start.strftime("%Y-%m") for u in usage})
     return Staged(files, periods=found, loaded=_keep_unpriced(con, source, provider))
 
@@ -101,7 +101,9 @@ def stage(
 def _keep_unpriced(con: Connection, source: str, provider: str) -> Callable[[list[str]], None]:
     def keep(replaced: list[str]) -> None:
         for period in replaced:
-            sql.run(con, "ingest/delete_unpriced", {"source": source, "period": period})
-            sql.run(con, "ingest/insert_unpriced", {"source": source, "provider": provider, "period": period})
+            sql_slots.run_filled(con, "ingest/delete_unpriced", {"source": source, "period": period})
+            sql_slots.run_filled(
+                con, "ingest/insert_unpriced", {"source": source, "provider": provider, "period": period}
+            )
 
     return keep

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
-from trainledger.connectors import sql
+from trainledger.connectors import sql_slots
 from trainledger.core.reporter import Reporter
 from trainledger.warehouse.connection import Connection
 
@@ -64,12 +64,14 @@ def residues(con: Connection, money: MoneyColumns) -> Residues:
     parts: dict[tuple[str, str, str], list[tuple[int, int]]] = defaultdict(list)
     for column in money.columns:
         slots = {
-            "view": sql.ident(money.view),
-            "column": sql.ident(column),
-            "period": sql.ident(money.period),
-            "currency": sql.ident(money.currency),
+            "view": sql_slots.ident(money.view),
+            "column": sql_slots.ident(column),
+            "period": sql_slots.ident(money.period),
+            "currency": sql_slots.ident(money.currency),
         }
-        for period, currency, places, n in sql.run(con, "ingest/money_residues", **slots).fetchall():
+        for period, currency, places, n in sql_slots.run_filled(
+            con, "ingest/money_residues", **slots
+        ).fetchall():
             parts[(period, column, currency)].append((int(n), 12 + int(places)))
     found: Residues = {}
     for (period, column, currency), terms in sorted(parts.items()):

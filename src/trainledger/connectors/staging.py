@@ -1,6 +1,6 @@
 """Shared steps of staging a source's rows: read its files, adapt columns, validate.
 
-Loading the staged rows into charges, period by period, is :mod:`trainledger.connectors.periods`.
+Loading the staged rows into charges, period by period, is :mod:`trainledger.connectors.bill_loader`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 import duckdb
 
-from trainledger.connectors import sql
+from trainledger.connectors import sql_slots
 from trainledger.core import queries
 from trainledger.core.currencies import ISO_4217
 from trainledger.core.errors import InputError
@@ -62,8 +62,8 @@ def unreadable(source: str, exc: Exception, file_hint: str | None = None) -> Inp
 
 def _drop_temp(con: Connection, name: str) -> None:
     """Drop this connection's temporary table or view ``name`` (a registered scan counts as a view)."""
-    for (kind,) in sql.run(con, "ingest/temp_object_kinds", {"name": name}).fetchall():
-        sql.run(con, f"ingest/drop_temp_{kind.lower()}", name=sql.ident(name))
+    for (kind,) in sql_slots.run_filled(con, "ingest/temp_object_kinds", {"name": name}).fetchall():
+        sql_slots.run_filled(con, f"ingest/drop_temp_{kind.lower()}", name=sql_slots.ident(name))
 
 
 def create_raw_view(con: Connection, name: str, relation: duckdb.DuckDBPyRelation) -> None:
@@ -107,24 +107,30 @@ def number_rows(con: Connection, text_view: str, table: str) -> None:
     Read once, because every query over a CSV view reads and sniffs the files again.
     """
     _drop_temp(con, table)
-    sql.run(con, "ingest/number_rows", table=sql.ident(table), scan=sql.ident(text_view))
+    sql_slots.run_filled(
+        con, "ingest/number_rows", table=sql_slots.ident(table), scan=sql_slots.ident(text_view)
+    )
 
 
 def number_rows_by_file(con: Connection, view: str, scan: str) -> None:
     """The view ``view``: ``scan`` with ``file_row_number`` (0-based, per file, ``ingest/number_rows_by_file``)."""
-    sql.run(con, "ingest/number_rows_by_file", view=sql.ident(view), scan=sql.ident(scan))
+    sql_slots.run_filled(
+        con, "ingest/number_rows_by_file", view=sql_slots.ident(view), scan=sql_slots.ident(scan)
+    )
 
 
-def derive_view(con: Connection, made: str, view: str, select: sql.Fragment) -> None:
+def derive_view(con: Connection, made: str, view: str, select: sql_slots.Fragment) -> None:
     """The temporary view ``made``: ``select`` over ``view`` (``ingest/with_columns``)."""
-    sql.run(con, "ingest/with_columns", made=sql.ident(made), view=sql.ident(view), select=select)
+    sql_slots.run_filled(
+        con, "ingest/with_columns", made=sql_slots.ident(made), view=sql_slots.ident(view), select=select
+    )
 
 
 def check_json_objects(con: Connection, view: str, columns: Sequence[str]) -> None:
     """Map columns written as JSON text (CUR 2.0 csv): the first cell that is not an object is an error."""
     for column in columns:
-        row = sql.run(
-            con, "ingest/first_non_object", view=sql.ident(view), column=sql.ident(column)
+        row = sql_slots.run_filled(
+            con, "ingest/first_non_object", view=sql_slots.ident(view), column=sql_slots.ident(column)
         ).fetchone()
         if row:
             file, line, text = row
@@ -246,7 +252,7 @@ def duplicated_column(path: Path) -> str | None:
 
 
 def view_columns(con: Connection, view: str) -> dict[str, str]:
-    cur = sql.run(con, "ingest/view_columns", view=sql.ident(view))
+    cur = sql_slots.run_filled(con, "ingest/view_columns", view=sql_slots.ident(view))
     return {d[0]: str(d[1]) for d in cur.description or []}
 
 
@@ -279,11 +285,11 @@ def add_missing_columns(
         shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
         raise InputError(f"{where}: not a {what} file: missing column(s) {shown}")
     extra = [
-        sql.alias(sql.Fragment(f"CAST(NULL AS {sql_type})"), col)
+        sql_slots.alias(sql_slots.Fragment(f"CAST(NULL AS {sql_type})"), col)
         for col, sql_type in optional.items()
         if col.lower() not in lowered
     ]
-    derive_view(con, f"{view}_full", view, sql.columns([sql.Fragment("*"), *extra]))
+    derive_view(con, f"{view}_full", view, sql_slots.columns([sql_slots.Fragment("*"), *extra]))
 
 
 def first_problem(con: Connection, query: str, params: dict[str, Any]) -> None:
@@ -323,11 +329,13 @@ def check_sums(con: Connection, view: str, columns: Iterable[str]) -> None:
     """Refuse a bill whose amounts add up to 10^26 or more in a cost column (signs aside): every sum of
     them (a period's total, a project's cost) must fit DECIMAL(38, 12). Names the row where it is reached."""
     for column in columns:
-        slots = {"view": sql.ident(view), "column": sql.ident(column)}
-        (total,) = sql.run(con, "ingest/cost_sizes", **slots).fetchone() or (None,)
+        slots = {"view": sql_slots.ident(view), "column": sql_slots.ident(column)}
+        (total,) = sql_slots.run_filled(con, "ingest/cost_sizes", **slots).fetchone() or (None,)
         if total is None or total < SUM_BOUND:
             continue
-        file, row = sql.run(con, "ingest/cost_sum_reached", {"bound": SUM_BOUND}, **slots).fetchone() or (
+        file, row = sql_slots.run_filled(
+            con, "ingest/cost_sum_reached", {"bound": SUM_BOUND}, **slots
+        ).fetchone() or (
             "?",
             "?",
         )
@@ -344,12 +352,14 @@ def show_files_as(con: Connection, view: str, names: dict[str, str] | None) -> N
     """
     if not names:
         return
-    sql.run(con, "ingest/raw_file_names")
+    sql_slots.run_filled(con, "ingest/raw_file_names")
     con.executemany(queries.load("ingest/insert_raw_file_name"), sorted(names.items()))
     local = f"{view}_local"
-    sql.run(con, "ingest/drop_temp_view", name=sql.ident(local))
-    sql.run(con, "ingest/rename_view", view=sql.ident(view), to=sql.ident(local))
-    sql.run(con, "ingest/show_files_as", view=sql.ident(view), local=sql.ident(local))
+    sql_slots.run_filled(con, "ingest/drop_temp_view", name=sql_slots.ident(local))
+    sql_slots.run_filled(con, "ingest/rename_view", view=sql_slots.ident(view), to=sql_slots.ident(local))
+    sql_slots.run_filled(
+        con, "ingest/show_files_as", view=sql_slots.ident(view), local=sql_slots.ident(local)
+    )
 
 
 ResourceRow = tuple[str, str, str, str | None, str | None, str, list[str] | None]
@@ -358,7 +368,7 @@ ResourceRow = tuple[str, str, str, str | None, str | None, str, list[str] | None
 def record_resources(con: Connection, rows: Sequence[ResourceRow], seen: datetime) -> None:
     """Upsert one inventory pull: (provider, resource_id, source, type, region, tags JSON, aliases) rows;
     first_seen is kept for known resources, last_seen becomes ``seen``."""
-    sql.run(con, "ingest/seen_resources")
+    sql_slots.run_filled(con, "ingest/seen_resources")
     if rows:
         con.executemany(queries.load("ingest/insert_seen_resource"), rows)
-    sql.run(con, "ingest/upsert_resources", {"now": seen})
+    sql_slots.run_filled(con, "ingest/upsert_resources", {"now": seen})

@@ -17,7 +17,7 @@ from trainledger.core.config_estimator import EstimatorConfig
 from trainledger.core.errors import InputError
 from trainledger.core.money import to_decimal
 from trainledger.estimate.calibration import Calibration
-from trainledger.estimate.catalog import Catalog
+from trainledger.estimate.gpu_list_prices import GpuListPrices
 from trainledger.estimate.params import Params
 from trainledger.estimate.result import ARITHMETIC, Assumption, Component, Estimate, hours_text, num, sci
 
@@ -53,7 +53,7 @@ class Builder:
         method: str | None,
         params: Params,
         config: EstimatorConfig,
-        catalog: Catalog | None,
+        catalog: GpuListPrices | None,
         calibration: Calibration | None = None,
     ) -> None:
         self.p = params

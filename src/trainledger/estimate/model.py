@@ -18,7 +18,7 @@ from trainledger.estimate import methods
 from trainledger.estimate.api_spend import api_spend, synthetic
 from trainledger.estimate.builder import Builder
 from trainledger.estimate.calibration import Lookup
-from trainledger.estimate.catalog import Catalog
+from trainledger.estimate.gpu_list_prices import GpuListPrices
 from trainledger.estimate.hardware import check_stage_hardware, hardware
 from trainledger.estimate.params import Params, unknown_keys
 from trainledger.estimate.result import Estimate
@@ -42,7 +42,7 @@ def estimate(
     method: str | None,
     params: dict[str, Any],
     config: EstimatorConfig | None = None,
-    catalog: Catalog | None = None,
+    catalog: GpuListPrices | None = None,
     where: str = "params",
     calibration: Lookup | None = None,
     strict: bool = False,
@@ -97,7 +97,7 @@ def _staged(
     method: str | None,
     top: Params,
     config: EstimatorConfig,
-    catalog: Catalog | None,
+    catalog: GpuListPrices | None,
     calibration: Lookup | None,
     strict: bool,
     unknown: list[str],

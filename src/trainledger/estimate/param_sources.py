@@ -12,7 +12,7 @@ from trainledger.core.errors import InputError, NotFound
 from trainledger.core.labels import canonical_value
 from trainledger.core.vocabulary import METHODS
 from trainledger.estimate import calibration
-from trainledger.estimate.catalog import Catalog
+from trainledger.estimate.gpu_list_prices import GpuListPrices
 from trainledger.estimate.model import estimate
 from trainledger.estimate.result import Estimate
 from trainledger.warehouse.connection import Connection, run
@@ -39,7 +39,9 @@ def for_experiment(
     params = json.loads(params_json or "{}", parse_float=Decimal)
     where = f"experiment {experiment_id}"
     lookup = calibration.from_warehouse(con) if calibrate else None
-    result = estimate(method, params, config.estimator, Catalog.from_warehouse(con), where, lookup, strict)
+    result = estimate(
+        method, params, config.estimator, GpuListPrices.from_warehouse(con), where, lookup, strict
+    )
     return usable(result, method, where)
 
 
@@ -80,7 +82,7 @@ def from_file(
     calibrate: bool = True,
 ) -> Estimate:
     chosen, params = read_params_file(path, method)
-    catalog = Catalog.from_warehouse(con) if con is not None else None
+    catalog = GpuListPrices.from_warehouse(con) if con is not None else None
     lookup = calibration.from_warehouse(con) if (con is not None and calibrate) else None
     result = estimate(chosen, params, config.estimator, catalog, str(path), lookup, strict)
     return usable(result, chosen, str(path))

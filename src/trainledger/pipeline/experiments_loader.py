@@ -12,14 +12,14 @@ from typing import Any
 
 from trainledger.core.config import Config
 from trainledger.core.currencies import ISO_4217
-from trainledger.core.cycles import no_cycle_collection
 from trainledger.core.errors import InputError
+from trainledger.core.gc_pause import no_cycle_collection
 from trainledger.core.json_lines import LIMIT, field_path, shown
 from trainledger.core.labels import LabelScheme
 from trainledger.core.money import to_decimal
 from trainledger.core.reporter import Reporter
 from trainledger.estimate import model as estimator
-from trainledger.estimate.catalog import Catalog
+from trainledger.estimate.gpu_list_prices import GpuListPrices
 from trainledger.experiments.log import Experiment, LogContent, build, merge, read_log
 from trainledger.warehouse.connection import Connection, insert_rows, memory_lent, run
 
@@ -58,7 +58,7 @@ EstimateRow = tuple[str, str, str | None, str, Decimal, str, str | None]
 
 
 def _run_estimator(
-    config: Config, catalog: Catalog | None, e: Experiment, where: str, reporter: Reporter
+    config: Config, catalog: GpuListPrices | None, e: Experiment, where: str, reporter: Reporter
 ) -> tuple[tuple[str, bool, str] | None, list[EstimateRow]]:
     """The estimator on the experiment's params: its result row, and its money when the log has no estimate."""
     if not e.params:
@@ -109,7 +109,7 @@ def _load(con: Connection, config: Config, reporter: Reporter, log: LogContent) 
         "experiments/clear_estimator_results",
     ):
         run(con, name)
-    catalog = Catalog.from_warehouse(con)
+    catalog = GpuListPrices.from_warehouse(con)
     rows: list[tuple[Any, ...]] = []
     windows: list[tuple[Any, ...]] = []
     estimates: list[EstimateRow] = []

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from trainledger.attribution import allocations
 from trainledger.connectors import IngestResult, staging
-from trainledger.connectors.periods import connector_for
+from trainledger.connectors.bill_loader import connector_for
 from trainledger.core.config import Config
 from trainledger.core.money import fmt
 from trainledger.core.redaction import stored_secrets

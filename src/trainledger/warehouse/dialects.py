@@ -237,7 +237,7 @@ def statement(name: str, dialect: str) -> exp.Expr:
 
 def _source(name: str) -> tuple[str, str]:
     """A query file's text for review and the dialect it is written in: its ``{{slot}}``s (filled by
-    connectors/sql.py at run time) shown as placeholders, ``slot_<name>`` (a select list: ``*``)."""
+    connectors/sql_slots.py at run time) shown as placeholders, ``slot_<name>`` (a select list: ``*``)."""
     text = queries.load(name)
     body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("--"))
     body = re.sub(r"\{\{(\w+)\}\}", lambda m: "*" if m.group(1) == "select" else f"slot_{m.group(1)}", body)
@@ -272,7 +272,9 @@ def transpile(name: str, dialect: str, sql: str | None = None) -> str:
     else:
         trees = [_rewrite(t, dialect) for t in sqlglot.parse(text, read=written) if t]
     if "{{" in _body(queries.load(name)):
-        header.append("-- Slots ({{...}}, filled by connectors/sql.py when it runs) shown as slot_<name>.")
+        header.append(
+            "-- Slots ({{...}}, filled by connectors/sql_slots.py when it runs) shown as slot_<name>."
+        )
     code = _body(queries.load(name)) if sql is None else sql
     header.extend(
         f"-- ON PAPER for {dialect}: {why}"

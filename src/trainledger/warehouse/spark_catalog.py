@@ -24,7 +24,7 @@ def _quoted(*names: str) -> str:
     return ".".join(f"`{n}`" for n in names)
 
 
-class Catalog:
+class SparkDatabase:
     """The database that names the tables, or nothing when ``[warehouse] database`` is not set."""
 
     def __init__(self, spark: SparkSession, config: Config) -> None:

@@ -23,7 +23,7 @@ from sqlglot import exp
 
 from trainledger.core.config import Config
 from trainledger.core.errors import TrainledgerError
-from trainledger.warehouse.spark_catalog import Catalog
+from trainledger.warehouse.spark_catalog import SparkDatabase
 
 if TYPE_CHECKING:
     import duckdb
@@ -74,7 +74,7 @@ class SparkTables:
         self.staged: dict[str, DataFrame] = {}
         self.published: dict[str, str] = {}  # table -> folder already written in this transaction
         self.charges_stale = self.charges_fingerprint != self._fingerprint()
-        self.catalog = Catalog(spark, config)
+        self.catalog = SparkDatabase(spark, config)
         if write and self.catalog.enabled:
             self.catalog.ensure()
             self._name_in_catalog()  # a run killed between its pointer swap and this leaves it behind

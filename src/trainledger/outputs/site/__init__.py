@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from trainledger.core.config import Config
-from trainledger.core.cycles import no_cycle_collection
+from trainledger.core.gc_pause import no_cycle_collection
 from trainledger.core.reporter import Reporter
 from trainledger.outputs.postmortem_svg import STYLE
 from trainledger.outputs.site import charts, data, layout, overview, pages, postmortems, publish

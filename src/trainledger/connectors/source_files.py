@@ -1,4 +1,4 @@
-"""A source's ``uri`` opened as :class:`~trainledger.connectors.storage.Storage`: an S3 prefix or a local folder.
+"""A source's ``uri`` opened as :class:`~trainledger.connectors.bill_storage.Storage`: an S3 prefix or a local folder.
 
 Kept apart from the interface so that ``storage`` (the interface and the local folder) and ``s3`` (the S3
 implementation) do not import each other.
@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from trainledger.connectors.aws_session import AwsOptions
-from trainledger.connectors.storage import ContentHashes, LocalStorage, Storage
+from trainledger.connectors.bill_storage import ContentHashes, LocalStorage, Storage
 from trainledger.core.config import Config
 from trainledger.core.config_types import SourceConfig, SourceOptions
 from trainledger.core.errors import SourceError
@@ -70,7 +70,7 @@ def open_storage(source: SourceConfig, config: Config) -> Storage:
     uri = required_uri(source, options.uri)
     if uri.startswith("s3://"):
         from trainledger.connectors.aws_session import AwsContext
-        from trainledger.connectors.s3 import S3Storage
+        from trainledger.connectors.bill_storage_s3 import S3Storage
 
         return S3Storage(AwsContext(source), uri, default_cache_dir(source, config, options.cache_dir))
     remote = f"kind {source.kind} reads s3:// or a local folder, not {uri}"

@@ -13,7 +13,7 @@ from decimal import Decimal
 from functools import partial
 from typing import Any, Protocol
 
-from trainledger.connectors import IngestResult, rounding, sql
+from trainledger.connectors import IngestResult, rounding, sql_slots
 from trainledger.connectors.contract import Bill, Delivery, Staged
 from trainledger.core import source_kinds
 from trainledger.core.config import Config
@@ -94,19 +94,22 @@ def _unchanged(source: str, period: str, version: str, reporter: Reporter) -> In
     return IngestResult(source, period, 0, skipped=True, version=version)
 
 
-def rows_of(staged: Staged) -> sql.Fragment:
+def rows_of(staged: Staged) -> sql_slots.Fragment:
     """Where staged rows are read from: the normalising query (streamed) or the staged table."""
-    return sql.subquery(staged.query) if staged.query else sql.ident("staged_charges")
+    return sql_slots.subquery(staged.query) if staged.query else sql_slots.ident("staged_charges")
 
 
 def stage_table(con: Connection, query: str, params: dict[str, Any]) -> None:
     """Run a normalising query once into the temporary table ``staged_charges``."""
-    sql.run(con, "ingest/stage_charges", params, rows=sql.subquery(query))
+    sql_slots.run_filled(con, "ingest/stage_charges", params, rows=sql_slots.subquery(query))
 
 
 def staged_periods(con: Connection, staged: Staged) -> list[str]:
     return [
-        p for (p,) in sql.run(con, "ingest/staged_periods", staged.params, rows=rows_of(staged)).fetchall()
+        p
+        for (p,) in sql_slots.run_filled(
+            con, "ingest/staged_periods", staged.params, rows=rows_of(staged)
+        ).fetchall()
     ]
 
 
@@ -119,11 +122,11 @@ def replace_period(
     month (it is found after the swap, which the caller's transaction then undoes).
     """
     held = known_version(con, source, period) is not None
-    sql.run(con, "ingest/delete_period_charges", {"source": source, "period": period})
+    sql_slots.run_filled(con, "ingest/delete_period_charges", {"source": source, "period": period})
     # The period's charges get new ids, so its allocations must be made again, even for the same content.
-    sql.run(con, "ingest/forget_attribution")
+    sql_slots.run_filled(con, "ingest/forget_attribution")
     insert_charges(con, source, staged.files, rows_of(staged), {**staged.params, "period": period})
-    sql.run(con, "ingest/delete_unused_charge_files", {"source": source})
+    sql_slots.run_filled(con, "ingest/delete_unused_charge_files", {"source": source})
     count, total = record_state(con, source, period, version, staged.files)
     if not count and held:
         files = staged.files
@@ -136,14 +139,14 @@ def replace_period(
 
 
 def insert_charges(
-    con: Connection, source: str, files: Iterable[str], rows: sql.Fragment, params: dict[str, Any]
+    con: Connection, source: str, files: Iterable[str], rows: sql_slots.Fragment, params: dict[str, Any]
 ) -> None:
     """Insert normalised rows (``source_file``, ``source_row``; of ``$period`` unless it is NULL) into
     charges, each numbered by its file and row; the files go to ``charge_files`` once each rather than on
     every charge (at 10M rows, 0.3 s of writing)."""
-    sql.run(con, "ingest/load_files", {"names": sorted(set(files))})
-    sql.run(con, "ingest/insert_charge_files", {"source": source})
-    sql.run(con, "ingest/insert_charges", params, rows=rows)
+    sql_slots.run_filled(con, "ingest/load_files", {"names": sorted(set(files))})
+    sql_slots.run_filled(con, "ingest/insert_charge_files", {"source": source})
+    sql_slots.run_filled(con, "ingest/insert_charges", params, rows=rows)
 
 
 def record_state(
@@ -151,12 +154,12 @@ def record_state(
 ) -> tuple[int, Decimal | None]:
     """Record the period's version, files, rows and billed total as the warehouse now holds them; the
     total is None when the period holds several currencies (the run ledger keeps one per currency)."""
-    count, currencies, total = sql.run(
+    count, currencies, total = sql_slots.run_filled(
         con, "ingest/period_totals", {"source": source, "period": period}
     ).fetchone() or (0, 0, None)
     if currencies > 1:
         total = None  # currencies are never added
-    sql.run(
+    sql_slots.run_filled(
         con,
         "ingest/record_state",
         {
@@ -173,5 +176,5 @@ def record_state(
 
 
 def known_version(con: Connection, source: str, period: str) -> str | None:
-    row = sql.run(con, "ingest/known_version", {"source": source, "period": period}).fetchone()
+    row = sql_slots.run_filled(con, "ingest/known_version", {"source": source, "period": period}).fetchone()
     return row[0] if row else None

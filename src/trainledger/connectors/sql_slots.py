@@ -64,6 +64,6 @@ def render(name: str, /, **slots: Fragment) -> str:
     return "\n".join(lines)
 
 
-def run(con: Any, name: str, params: Mapping[str, Any] | None = None, /, **slots: Fragment) -> Any:
+def run_filled(con: Any, name: str, params: Mapping[str, Any] | None = None, /, **slots: Fragment) -> Any:
     """Execute a query file (rendered when it has slots) with DuckDB named parameters."""
     return con.execute(render(name, **slots), dict(params or {}))

@@ -1,4 +1,4 @@
-"""An S3 prefix as :class:`~trainledger.connectors.storage.Storage`: paged listings, streamed downloads.
+"""An S3 prefix as :class:`~trainledger.connectors.bill_storage.Storage`: paged listings, streamed downloads.
 
 Decisions about what changed are made from ListObjectsV2 metadata (keys, sizes, ETags) alone, so an ingest
 of unchanged objects issues no GetObject at all. Data files are streamed to ``<cache>/<key>`` in chunks
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from trainledger.connectors.aws_session import AwsContext
-from trainledger.connectors.storage import Entry, safe_key
+from trainledger.connectors.bill_storage import Entry, safe_key
 from trainledger.core.errors import SourceError
 
 CHUNK = 1 << 20

@@ -26,14 +26,14 @@ class CatalogPrice:
     source: str
 
 
-class Catalog:
+class GpuListPrices:
     """Per-GPU-hour prices by canonical GPU type, read once from the warehouse."""
 
     def __init__(self, rows: list[dict[str, Any]]) -> None:
         self.rows = rows
 
     @classmethod
-    def from_warehouse(cls, con: Connection) -> Catalog | None:
+    def from_warehouse(cls, con: Connection) -> GpuListPrices | None:
         """None when the warehouse has no price sheet or it holds no GPU price (gcp-catalog not run)."""
         from trainledger.warehouse.connection import rows, run  # DuckDB: not needed by `estimate --help`
 
