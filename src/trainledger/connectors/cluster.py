@@ -10,7 +10,7 @@ delivery, versioned by the nodes, the window and the rate card, so a change of p
 from __future__ import annotations
 
 import hashlib
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 from pydantic import Field, field_validator, model_validator
@@ -23,6 +23,7 @@ from trainledger.core.config_types import SourceConfig, SourceOptions
 from trainledger.core.errors import InputError
 from trainledger.core.rate_card import RateCard
 from trainledger.core.reporter import Reporter
+from trainledger.core.timestamps import naive_utc
 from trainledger.warehouse.connection import Connection
 
 HOUR = timedelta(hours=1)
@@ -40,11 +41,7 @@ class Options(SourceOptions):
     @field_validator("start", "end", mode="before")
     @classmethod
     def _hour(cls, value: object) -> object:
-        if isinstance(value, date) and not isinstance(value, datetime):
-            return datetime(value.year, value.month, value.day)
-        if isinstance(value, datetime) and value.tzinfo:
-            return value.astimezone(UTC).replace(tzinfo=None)
-        return value
+        return naive_utc(value)
 
     @field_validator("nodes")
     @classmethod

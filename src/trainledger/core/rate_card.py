@@ -13,13 +13,14 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import datetime
 from decimal import ROUND_HALF_EVEN, Decimal
 
 from pydantic import Field, field_validator, model_validator
 
 from trainledger.core.config_types import Strict
 from trainledger.core.money import SCALE
+from trainledger.core.timestamps import naive_utc
 
 PRICED_BY = "trainledger rate card"  # the mark every output carries on a charge priced here
 _PLACES = Decimal(1).scaleb(-SCALE)
@@ -39,12 +40,7 @@ class RateConfig(Strict):
     @field_validator("valid_from", "valid_to", mode="before")
     @classmethod
     def _day_or_time(cls, value: object) -> object:
-        """A TOML date is midnight UTC; a time with an offset is converted to UTC (the warehouse's naive UTC)."""
-        if isinstance(value, date) and not isinstance(value, datetime):
-            return datetime(value.year, value.month, value.day)
-        if isinstance(value, datetime) and value.tzinfo:
-            return value.astimezone(UTC).replace(tzinfo=None)
-        return value
+        return naive_utc(value)
 
     @field_validator("node")
     @classmethod
