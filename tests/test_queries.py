@@ -76,6 +76,7 @@ OTHER_DAYS = {
     "ingest/bigquery_focus_rows": "gcp-focus from BigQuery (test_gcp_focus)",
     "ingest/validate_gcp_focus": "gcp-focus (test_gcp_focus)",
     "ingest/normalize_gcp_focus": "gcp-focus (test_gcp_focus)",
+    "ingest/gcp_focus_money": "gcp-focus (test_gcp_focus, test_gcp_money_rounding)",
     "ingest/delete_prices": "gcp-catalog (test_gcp_inventory)",
     "ingest/insert_price": "gcp-catalog (test_gcp_inventory)",
     "ingest/insert_seen_resource": "an inventory that finds resources (test_aws_tags, test_gcp_inventory)",
