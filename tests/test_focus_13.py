@@ -97,6 +97,12 @@ def test_a_four_provider_file_in_beaus_layout(run, project: Project, tmp_path: P
     got = dict(con.execute("SELECT provider, sum(billed_cost) FROM charges GROUP BY 1").fetchall())
     assert sorted(got.values()) == sorted(by_provider.values())
     assert got["aws"] == by_provider["AWS"]
+    # Each row's host as the provider table names it (by hand: AWS aws, Microsoft azure, Google gcp, Oracle oci).
+    table_id = {"AWS": "aws", "Microsoft": "azure", "Google": "gcp", "Google Cloud": "gcp", "Oracle": "oci"}
+    hosts: dict[str, int] = {}
+    for r in rows:
+        hosts[table_id[r["HostProviderName"]]] = hosts.get(table_id[r["HostProviderName"]], 0) + 1
+    assert dict(con.execute("SELECT host_provider, count(*) FROM charges GROUP BY 1").fetchall()) == hosts
     assert con.execute("SELECT sum(effective_cost) FROM charges").fetchone() == (
         sum(Decimal(r["EffectiveCost"]) for r in rows),
     )
@@ -237,8 +243,8 @@ def test_an_origin_that_its_allocated_charges_do_not_add_up_to_is_kept(
     ],
 )
 def test_the_service_provider_names_the_provider(run, project: Project, tmp_path: Path, applied: str) -> None:
-    """A 1.3 file without the deprecated ProviderName: MongoDB Atlas hosted on AWS is MongoDB's bill, the
-    contract credits it drew on kept with it."""
+    """A 1.3 file without the deprecated ProviderName: MongoDB Atlas hosted on AWS is MongoDB's bill, its
+    host AWS and the contract credits it drew on kept with it."""
     bill = tmp_path / "atlas.csv"
     columns = ["ServiceProviderName", "HostProviderName", "BillingCurrency", "BillingPeriodStart"]
     columns += ["BillingPeriodEnd", "ChargeCategory", "BilledCost", "ContractApplied"]
@@ -258,8 +264,9 @@ def test_the_service_provider_names_the_provider(run, project: Project, tmp_path
             ]
         )
     con, _ = ingest(run, project, bill)
-    assert con.execute("SELECT provider, billed_cost, credits FROM charges").fetchall() == [
-        ("mongodb", Decimal("12.50"), applied)
+    # The host is kept as the provider table names it (AWS is aws), for the FOCUS 1.3 export to write back.
+    assert con.execute("SELECT provider, host_provider, billed_cost, credits FROM charges").fetchall() == [
+        ("mongodb", "aws", Decimal("12.50"), applied)
     ]
 
 

@@ -1,14 +1,18 @@
-"""The warehouse carries its schema version: one written before versions were stored is stamped in place,
-one written by a newer trainledger is refused with one line, and nothing in it changes."""
+"""The warehouse carries its schema version: one of schema 2 (or written before versions were stored) is
+brought up to date in place by the next writer and refused by readers until then, one written by a newer
+trainledger is refused with one line, and nothing in it changes."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from decimal import Decimal
+from pathlib import Path
 
 import duckdb
 from click.testing import Result
 
 from conftest import Project, warehouse_state
+from focus_files import FOCUS_CONFIG, experiment, write_focus
 
 
 def stored(project: Project) -> list[tuple[object, ...]]:
@@ -19,28 +23,35 @@ def stored(project: Project) -> list[tuple[object, ...]]:
         con.close()
 
 
-def test_a_new_warehouse_is_stamped_with_schema_2(run: Callable[..., Result], project: Project) -> None:
-    assert run("nightly").exit_code == 0
-    assert stored(project) == [("schema_version", "2")]
+def test_a_new_warehouse_is_stamped_with_schema_3(run: Callable[..., Result], project: Project) -> None:
+    result = run("nightly")
+    assert result.exit_code == 0
+    assert stored(project) == [("schema_version", "3")]
+    assert "brought from schema" not in result.stderr  # a new warehouse is not an upgrade
 
 
-def test_a_warehouse_from_before_versions_is_read_as_is_and_stamped_by_the_next_run(
+def test_a_warehouse_from_before_versions_is_refused_by_readers_and_stamped_by_the_next_run(
     run: Callable[..., Result], project: Project
 ) -> None:
     assert run("nightly").exit_code == 0
     con = duckdb.connect(str(project.warehouse))
-    con.execute("DROP TABLE trainledger_meta")  # as the release before versions left it
+    con.execute("DROP TABLE trainledger_meta")  # as the release before versions left it: schema 2's layout
     con.close()
     before = warehouse_state(project.warehouse)
     report = run("report")
 
-    assert report.exit_code == 0, report.stderr
-    assert "trainledger_meta" not in warehouse_state(project.warehouse)  # a reader writes nothing
+    assert report.exit_code == 1
+    assert report.stderr.strip().splitlines() == [
+        f"trainledger: error: {project.warehouse}: written by an older trainledger (schema 2, this version "
+        "reads 3): run `trainledger nightly` once to bring it up to date in place (nothing is read again "
+        "from the sources)"
+    ]
+    assert warehouse_state(project.warehouse) == before  # a reader writes nothing
     again = run("nightly")
     assert again.exit_code == 0, again.stderr
     after = warehouse_state(project.warehouse)
-    assert after.pop("trainledger_meta") == [("schema_version", "2")]
-    assert after == before  # stamped, not rebuilt
+    assert after.pop("trainledger_meta") == [("schema_version", "3")]
+    assert after == before  # stamped, not rebuilt: this warehouse's providers were already the table's
 
 
 def test_a_warehouse_from_a_newer_trainledger_is_refused_and_left_alone(
@@ -48,15 +59,106 @@ def test_a_warehouse_from_a_newer_trainledger_is_refused_and_left_alone(
 ) -> None:
     assert run("nightly").exit_code == 0
     con = duckdb.connect(str(project.warehouse))
-    con.execute("UPDATE trainledger_meta SET value = '3' WHERE key = 'schema_version'")
+    con.execute("UPDATE trainledger_meta SET value = '4' WHERE key = 'schema_version'")
     con.close()
     before = warehouse_state(project.warehouse, ledger=True)
     expected = [
-        f"trainledger: error: {project.warehouse}: written by a newer trainledger (schema 3, this version "
-        "reads 2): upgrade trainledger to read it"
+        f"trainledger: error: {project.warehouse}: written by a newer trainledger (schema 4, this version "
+        "reads 3): upgrade trainledger to read it"
     ]
     for command in (("report",), ("nightly",)):
         result = run(*command)
         assert result.exit_code == 1
         assert result.stderr.strip().splitlines() == expected
     assert warehouse_state(project.warehouse, ledger=True) == before
+
+
+VM = "/subscriptions/0000-1111/resourceGroups/ml/providers/Microsoft.Compute/virtualMachines/gpu-vm-1"
+# What schema 2 stored for a FOCUS file's ProviderName, before the provider table: the name lowercased.
+SCHEMA_2_IDS = "CASE provider WHEN 'azure' THEN 'microsoft' WHEN 'oci' THEN 'oracle' ELSE provider END"
+
+
+def microsoft_and_oracle_month(project: Project) -> None:
+    """Four hours of an Azure VM at 12.00 as Microsoft's FOCUS export names them, an Oracle charge of 3.50,
+    and a run the log places on the VM from 09:00 to 10:30 under provider ``azure``."""
+    hours = [("08", "09"), ("09", "10"), ("10", "11"), ("11", "12")]
+    vm = {"ProviderName": "Microsoft", "ServiceName": "Virtual Machines", "x_UsageType": "", "ResourceId": VM}
+    rows = [
+        {**vm, "ChargePeriodStart": f"2026-11-03T{a}:00:00Z", "ChargePeriodEnd": f"2026-11-03T{b}:00:00Z"}
+        for a, b in hours
+    ]
+    rows = [{**r, "BilledCost": "12.00"} for r in rows]
+    rows.append({"ProviderName": "Oracle", "ServiceName": "Block Storage", "BilledCost": "3.50"})
+    write_focus(project.root / "bill.csv", rows)
+    train = {
+        "phase": "train",
+        "started_at": "2026-11-03T09:00:00Z",
+        "ended_at": "2026-11-03T10:30:00Z",
+        "resources": [{"provider": "azure", "resource_id": VM, "gpus": 8}],
+    }
+    record = experiment("exp-az-1", "qwen-coder", "sft", [train], ended_at="2026-11-03T10:30:00Z")
+    (project.root / "experiments.jsonl").write_text(record + "\n", encoding="utf-8")
+    project.write_config(FOCUS_CONFIG)
+
+
+def as_schema_2(path: Path) -> None:
+    """Rewrite a warehouse as schema 2 left it: providers as the FOCUS file named them, lowercased (so each
+    charge kind's id the hash of that name, and the allocations naming those kinds), no host_provider."""
+    con = duckdb.connect(str(path))
+    try:
+        con.execute(f"UPDATE charges SET provider = {SCHEMA_2_IDS}")
+        con.execute(f"UPDATE charge_categories SET provider = {SCHEMA_2_IDS}")
+        con.execute(
+            f"CREATE TEMP TABLE old_kinds AS SELECT kind_id AS new_id, charge_kind_id(source, {SCHEMA_2_IDS}, "
+            "billing_period, billing_account_id, sub_account_id, service_name, charge_category, pricing_category, "
+            f"currency) AS kind_id, source, {SCHEMA_2_IDS} AS provider, billing_period, billing_account_id, "
+            "sub_account_id, service_name, charge_category, pricing_category, currency FROM charge_kinds"
+        )
+        con.execute(
+            "UPDATE allocation_rows r SET kind_id = o.kind_id FROM old_kinds o WHERE r.kind_id = o.new_id"
+        )
+        con.execute("DELETE FROM charge_kinds")
+        con.execute("INSERT INTO charge_kinds SELECT * EXCLUDE (new_id) FROM old_kinds")
+        con.execute("ALTER TABLE charges DROP COLUMN host_provider")
+        con.execute("UPDATE trainledger_meta SET value = '2' WHERE key = 'schema_version'")
+    finally:
+        con.close()
+
+
+def test_a_schema_2_warehouse_is_brought_to_the_provider_table_in_place(
+    run: Callable[..., Result], project: Project
+) -> None:
+    """Built before the provider table, a warehouse holds `microsoft` and `oracle`: the next `nightly` maps
+    them to `azure` and `oci` without reading the bill again, and the run logged on `azure` gets its hours
+    (12.00 for 09:00-10:00 and half of 10:00-11:00, 6.00, by hand; the VM's other 30.00 is idle)."""
+    microsoft_and_oracle_month(project)
+    assert run("nightly").exit_code == 0
+    as_schema_2(project.warehouse)
+    old = duckdb.connect(str(project.warehouse), read_only=True)
+    charge_ids = old.execute("SELECT charge_id, provider FROM charges ORDER BY 1").fetchall()
+    old.close()
+    assert {p for _, p in charge_ids} == {"microsoft", "oracle"}
+
+    result = run("nightly")
+
+    assert result.exit_code == 0, result.stderr
+    assert f"{project.warehouse}: brought from schema 2 to 3 in place" in result.stderr
+    assert stored(project) == [("schema_version", "3")]
+    con = duckdb.connect(str(project.warehouse), read_only=True)
+    try:
+        after = con.execute("SELECT charge_id, provider, host_provider FROM charges ORDER BY 1").fetchall()
+        allocated = con.execute(
+            "SELECT provider, rule, coalesce(experiment_id, ''), sum(effective_cost) FROM allocations "
+            "GROUP BY ALL ORDER BY ALL"
+        ).fetchall()
+        kinds = con.execute("SELECT DISTINCT provider FROM charge_kinds ORDER BY 1").fetchall()
+    finally:
+        con.close()
+    # The same charges (nothing read again), named by the table.
+    assert after == [(i, {"microsoft": "azure", "oracle": "oci"}[p], None) for i, p in charge_ids]
+    assert allocated == [
+        ("azure", "idle", "", Decimal("30.00")),
+        ("azure", "time-window", "exp-az-1", Decimal("18.00")),
+        ("oci", "unattributed", "", Decimal("3.50")),
+    ]
+    assert kinds == [("azure",), ("oci",)]

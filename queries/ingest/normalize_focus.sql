@@ -3,7 +3,10 @@
 -- Costs become DECIMAL(38, 12) from their text, rounded half-even to 12 places (money, schema/warehouse.sql):
 -- no float on the way. EffectiveCost and ListCost default to BilledCost where a file leaves them empty.
 -- The provider is the provider table's id for the file's ProviderName (schema/provider_id: Microsoft is
--- azure), 'focus' where the file names none.
+-- azure), 'focus' where the file names none. FOCUS 1.3's HostProviderName (whose infrastructure the
+-- service runs on: MongoDB Atlas on AWS is aws; FOCUS_Spec hostprovidername.md, entity_identification.md) is
+-- kept as host_provider, named the same way; NULL in files before 1.3 (PublisherName, the entity that made
+-- the service, is no host).
 -- FOCUS 1.3 allocated charges (AllocatedResourceId set) are charges of what they are allocated to, as a
 -- pod's row is: that resource id and name, and their AllocatedTags over the origin's Tags (FOCUS_Spec
 -- allocatedtags.md: the allocated charge's own tags, never the ones already in Tags). ContractApplied (the
@@ -54,5 +57,6 @@ SELECT
     CAST(file_row_number + 1 AS VARCHAR) AS row_identity,
     text_or_null(ContractApplied) AS credits,
     CAST(NULL AS DOUBLE) AS currency_conversion_rate,
-    text_or_null(InvoiceId) AS invoice_id
+    text_or_null(InvoiceId) AS invoice_id,
+    provider_id(text_or_null(HostProviderName)) AS host_provider
 FROM typed

@@ -3,6 +3,7 @@
 -- else the name itself, trimmed and lowercased; NULL for none. A temporary macro of the session, made after
 -- the table it reads (warehouse/connection.py). Grain: one value per name. No parameters.
 CREATE OR REPLACE TEMP MACRO provider_id(bill_name) AS coalesce(
-    (SELECT max(a.provider) FROM provider_aliases a WHERE a.alias = lower(trim(CAST(bill_name AS VARCHAR)))),
+    (SELECT max(a.provider_alias_id) FROM provider_aliases a
+     WHERE a.provider_alias_name = lower(trim(CAST(bill_name AS VARCHAR)))),
     nullif(lower(trim(CAST(bill_name AS VARCHAR))), '')
 )

@@ -1,7 +1,8 @@
 -- The schema version of a warehouse written before versions were stored, told once from its layout:
 -- 1 for an unreleased 0.1 development build (text charge ids, charges.source_file, or allocations as a
--- table rather than the view over allocation_rows), else 2 (that layout, or a new empty file).
--- Grain: one row. No parameters.
+-- table rather than the view over allocation_rows), $current for a new empty file (no table of its own yet;
+-- the session's temporary tables aside), else 2.
+-- Grain: one row. Parameters: $current (the schema version this trainledger writes).
 SELECT CASE
     WHEN EXISTS (
         SELECT 1 FROM information_schema.columns
@@ -11,5 +12,6 @@ SELECT CASE
     ) OR EXISTS (
         SELECT 1 FROM information_schema.tables WHERE table_name = 'allocations' AND table_type = 'BASE TABLE'
     ) THEN 1
+    WHEN NOT EXISTS (SELECT 1 FROM duckdb_tables() WHERE NOT temporary) THEN $current
     ELSE 2
 END

@@ -53,9 +53,13 @@ CREATE TABLE IF NOT EXISTS charges (
     currency_conversion_rate DOUBLE,            -- GCP: local currency per USD, as the export gives it
     resource_name VARCHAR,                      -- the resource's own name where the bill gives one besides its
                                                 -- id (GCP resource.name, FOCUS ResourceName): the log may use it
-    invoice_id VARCHAR                          -- the provider's invoice (CUR bill_invoice_id, FOCUS InvoiceId);
+    invoice_id VARCHAR,                         -- the provider's invoice (CUR bill_invoice_id, FOCUS InvoiceId);
                                                 -- NULL while the charge is on no invoice yet, or the bill
                                                 -- does not say (the GCP export gives only invoice.month)
+    host_provider VARCHAR                       -- FOCUS 1.3 HostProviderName: whose infrastructure the service
+                                                -- runs on (MongoDB Atlas on AWS: aws), as `provider` names
+                                                -- one (provider_id: the table's id, else the name lowercased,
+                                                -- 'not applicable' kept so); NULL where the bill does not say
 );
 
 -- Columns added since the first release: an older warehouse gains them in place (no-ops otherwise).
@@ -63,6 +67,7 @@ ALTER TABLE charges ADD COLUMN IF NOT EXISTS credits VARCHAR;
 ALTER TABLE charges ADD COLUMN IF NOT EXISTS currency_conversion_rate DOUBLE;
 ALTER TABLE charges ADD COLUMN IF NOT EXISTS invoice_id VARCHAR;
 ALTER TABLE charges ADD COLUMN IF NOT EXISTS resource_name VARCHAR;
+ALTER TABLE charges ADD COLUMN IF NOT EXISTS host_provider VARCHAR;
 
 -- The file each charge was read from, once per file: a charge's id is its file's slot x 2^32 + its row
 -- number there (charge_slot). Grain: slot.

@@ -2,7 +2,7 @@
 each following the contract of ``contract.py``.
 
 Cloud SDKs are imported lazily inside the connector modules, so the core never pays for them. A source's
-ingest is :func:`periods.connector_for`.
+ingest is :func:`bill_loader.connector_for`.
 """
 
 from __future__ import annotations

@@ -101,8 +101,11 @@ def scan(con: Connection, files: list[Path]) -> None:
     if found == {"parquet"}:
         staging.read_parquet(con, f"{RAW_VIEW}_typed", files)
         types = staging.view_columns(con, f"{RAW_VIEW}_typed")
-        # AWS writes Tags as a parquet map; charges keep tags (and the other JSON columns) as JSON text.
-        nested = [c for c in JSON_COLUMNS if _nested(types.get(c, "VARCHAR"))]
+        # AWS writes Tags as a parquet map; charges keep tags (and the other JSON columns) as JSON text. Names
+        # match whatever their case: Athena and Glue lowercase every column name (tags), and SQL does not care.
+        named = {name.lower(): name for name in types}
+        present = [named[c.lower()] for c in JSON_COLUMNS if c.lower() in named]
+        nested = [c for c in present if _nested(types[c])]
         replace = sql_slots.columns(
             sql_slots.alias(sql_slots.Fragment(f"CAST(to_json({sql_slots.ident(c).text}) AS VARCHAR)"), c)
             for c in nested
@@ -118,7 +121,14 @@ def scan(con: Connection, files: list[Path]) -> None:
     staging.read_csv(
         con, f"{RAW_VIEW}_text", files, union_by_name=True, null_padding=False, na_values=["NULL", "null", ""]
     )
-    staging.number_rows(con, f"{RAW_VIEW}_text", RAW_VIEW)
+    # Azure Cost Management's exports write a second byte order mark, before the first data row
+    # (Azure/azure-sdk-for-net#34129): its first value would read '\ufeff12.50'. DuckDB skips the file's own.
+    first = next(iter(staging.view_columns(con, f"{RAW_VIEW}_text")))
+    unmarked = sql_slots.alias(sql_slots.Fragment(f"ltrim({sql_slots.ident(first).text}, chr(65279))"), first)
+    staging.derive_view(
+        con, f"{RAW_VIEW}_unmarked", f"{RAW_VIEW}_text", sql_slots.Fragment(f"* REPLACE ({unmarked.text})")
+    )
+    staging.number_rows(con, f"{RAW_VIEW}_unmarked", RAW_VIEW)
 
 
 def deliveries(

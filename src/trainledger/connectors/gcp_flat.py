@@ -26,8 +26,10 @@ VARCHAR = duckdb.sqltype("VARCHAR")
 class Export:
     """What differs between Google's append-only export tables, read the same way (gcp-billing, gcp-focus):
     the flat columns taken from a row (``fields``, ``lists``), the paths a row must have, the text kept for
-    error messages, the queries (BigQuery's, then validate and normalise over ``gcp_flat``), the hint
-    naming the table when BigQuery says it is not found, and an example table id."""
+    error messages and rounding residues, the queries (BigQuery's, then validate and normalise over
+    ``gcp_flat``), the hint naming the table when BigQuery says it is not found, an example table id, and
+    the query giving the appended rows' money as written (view ``gcp_new_money``) with its money columns, by
+    their names in the export."""
 
     kind: str
     what: str
@@ -40,6 +42,8 @@ class Export:
     normalize: str
     tables: str
     example: str
+    money: str
+    money_columns: tuple[str, ...]
 
 
 def _quote(name: str) -> str:

@@ -3,7 +3,7 @@ Google-managed dataset ``gcp_billing_immutable_<ACCOUNT>_<location>``, or its ro
 
 Google documents it as an immutable table whose columns map to the detailed export's fields
 (cloud.google.com/billing/docs/how-to/export-data-bigquery-tables/focus-export). It is loaded the way the
-detailed export is (:mod:`gcp_billing`): rows are appended with a growing ``x_ExportTime``, a correction is
+detailed export is (:mod:`gcp_export`): rows are appended with a growing ``x_ExportTime``, a correction is
 new rows, so a pull reads what was exported since the watermark and appends the rows it has not seen (a
 row's identity is a hash of its content). Only the columns and the normalising query differ.
 
@@ -21,7 +21,7 @@ taken as Google gives it, and ``x_Credits`` kept in ``charges.credits``.
 
 from __future__ import annotations
 
-from trainledger.connectors import IngestResult, gcp_billing
+from trainledger.connectors import IngestResult, gcp_export
 from trainledger.connectors.contract import Example
 from trainledger.connectors.gcp_flat import Export
 from trainledger.core.config import Config
@@ -92,6 +92,7 @@ FOCUS = Export(
         "billed_cost",
         "effective_cost",
         "list_cost",
+        "contracted_cost",
         "billing_period_start",
         "billing_period_end",
         "charge_period_start",
@@ -103,11 +104,13 @@ FOCUS = Export(
     normalize="ingest/normalize_gcp_focus",
     tables="gcp_billing_export_focus_<ACCOUNT>, in dataset gcp_billing_immutable_<ACCOUNT>_<location>",
     example="my-project.gcp_billing_immutable_0A1B2C_3D4E5F_6A7B8C_us.gcp_billing_export_focus_0A1B2C_3D4E5F_6A7B8C",
+    money="ingest/gcp_focus_money",
+    money_columns=("BilledCost", "EffectiveCost", "ListCost", "ContractedCost"),
 )
 
 
 # The keys of gcp-billing: ``table`` (the FOCUS table) or ``uri`` (its rows as parquet / JSON Lines, gs://).
-Options = gcp_billing.Options
+Options = gcp_export.Options
 
 
 EXAMPLE = Example(
@@ -122,4 +125,4 @@ EXAMPLE = Example(
 def pull(
     con: Connection, source: SourceConfig, config: Config, period: str | None, reporter: Reporter
 ) -> list[IngestResult]:
-    return gcp_billing.pull_export(con, source, config, period, reporter, FOCUS)
+    return gcp_export.pull(con, source, config, period, reporter, FOCUS)

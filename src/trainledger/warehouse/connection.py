@@ -187,7 +187,7 @@ def _open(
             if fresh:
                 os.chmod(path, 0o600)
             _session(con)
-            schema.create(con, path)
+            schema.create(con, path, notify)
             yield _engine(con, config, write=True)
         finally:
             con.close()

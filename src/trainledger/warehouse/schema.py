@@ -1,14 +1,18 @@
 """The warehouse's schema version: stored in it (table ``trainledger_meta``), checked on every open.
 
 Version 1 was the layout of unreleased 0.1 development builds (text charge ids, allocations as a table);
-version 2 keys charges by number and reads allocations through a view. A warehouse written before the
-version was stored is told apart once by its layout (``schema/unversioned_layout``) and, when it already
-has version 2's layout, stamped in place on its next write. An older layout is rebuilt from the sources,
-never patched; a newer one is left alone for the trainledger that wrote it.
+version 2 keys charges by number and reads allocations through a view; version 3 names providers by the
+provider table (a FOCUS file's ``Microsoft`` is ``azure``, no longer ``microsoft``) and keeps a charge's
+FOCUS 1.3 host provider. A warehouse written before the version was stored is told apart once by its layout
+(``schema/unversioned_layout``). A version with a migration (:data:`MIGRATIONS`) is brought up to date in
+place the next time it is opened for writing, and refused by a reader until then with one line saying so;
+an older layout is rebuilt from the sources, never patched; a newer one is left alone for the trainledger
+that wrote it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
@@ -16,7 +20,21 @@ import duckdb
 from trainledger.core import queries
 from trainledger.core.errors import TrainledgerError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+
+# Version -> the statements that bring it to the next one, run in one transaction after schema/warehouse
+# (which adds new columns in place). 2 -> 3: the provider ids stored before the provider table, mapped
+# through it, and attribution done again (a charge kind's id hashes its provider).
+MIGRATIONS: dict[int, tuple[str, ...]] = {
+    2: (
+        "schema/migrate_v3_charges",
+        "schema/migrate_v3_charge_kinds",
+        "schema/migrate_v3_charge_categories",
+        "schema/migrate_v3_experiment_resources",
+        "schema/migrate_v3_unpriced_usage",
+        "ingest/forget_attribution",
+    ),
+}
 
 
 def stored_version(con: duckdb.DuckDBPyConnection) -> int:
@@ -27,13 +45,22 @@ def stored_version(con: duckdb.DuckDBPyConnection) -> int:
     except duckdb.CatalogException:  # no trainledger_meta: written before versions were stored
         found = []
     if not found:
-        found = con.execute(queries.load("schema/unversioned_layout")).fetchall()
+        found = con.execute(queries.load("schema/unversioned_layout"), {"current": SCHEMA_VERSION}).fetchall()
     return int(found[0][0])
 
 
-def check(con: duckdb.DuckDBPyConnection, path: Path) -> int:
-    """Refuse a warehouse this trainledger cannot read, with what to do about it; returns its version."""
+def check(con: duckdb.DuckDBPyConnection, path: Path, *, write: bool = False) -> int:
+    """Refuse a warehouse this trainledger cannot read (or, for a writer, cannot bring up to date), with
+    what to do about it; returns its version."""
     version = stored_version(con)
+    if version < SCHEMA_VERSION and version in MIGRATIONS:
+        if write:
+            return version
+        raise TrainledgerError(
+            f"{path}: written by an older trainledger (schema {version}, this version reads "
+            f"{SCHEMA_VERSION}): run `trainledger nightly` once to bring it up to date in place (nothing is "
+            "read again from the sources)"
+        )
     if version < SCHEMA_VERSION:
         raise TrainledgerError(
             f"{path}: written by an older trainledger (schema {version}, this version reads "
@@ -47,9 +74,24 @@ def check(con: duckdb.DuckDBPyConnection, path: Path) -> int:
     return version
 
 
-def create(con: duckdb.DuckDBPyConnection, path: Path) -> None:
-    """For a writer: check the version, create what is missing, and stamp the version if not yet stored."""
-    check(con, path)
+def create(con: duckdb.DuckDBPyConnection, path: Path, notify: Callable[[str], None] | None = None) -> None:
+    """For a writer: check the version, create what is missing, migrate an older version in place (saying
+    so to ``notify``), and stamp the version if not yet stored."""
+    version = check(con, path, write=True)
     con.execute(queries.load("schema/warehouse"))
-    if not con.execute(queries.load("schema/version_read")).fetchall():
-        con.execute(queries.load("schema/version_write"), {"version": SCHEMA_VERSION})
+    con.begin()
+    try:
+        for older in range(version, SCHEMA_VERSION):
+            for statement in MIGRATIONS[older]:
+                con.execute(queries.load(statement))
+        if version < SCHEMA_VERSION or not con.execute(queries.load("schema/version_read")).fetchall():
+            con.execute(queries.load("schema/version_write"), {"version": SCHEMA_VERSION})
+    except BaseException:
+        con.rollback()
+        raise
+    con.commit()
+    if version < SCHEMA_VERSION and notify is not None:
+        notify(
+            f"{path}: brought from schema {version} to {SCHEMA_VERSION} in place (providers named by the "
+            "provider table: microsoft is azure, oracle is oci); the next attribution runs in full"
+        )

@@ -1,0 +1,4 @@
+-- Schema 2 -> 3: the provider ids of charges through the provider table (schema/provider_id: a FOCUS file's
+-- ProviderName was stored lowercased before the table, so Microsoft is azure, Oracle oci, no longer
+-- microsoft, oracle); an id the table does not know stays as it is. Grain: charges row. Parameters: none.
+UPDATE charges SET provider = provider_id(provider) WHERE provider <> provider_id(provider)
