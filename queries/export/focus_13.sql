@@ -27,6 +27,9 @@
 -- required in 1.3, carry it too); HostProviderName the same, or "Not Applicable" for an off-cloud ledger row
 -- (hostprovidername.md: a service deployed on no infrastructure). x_ExperimentId and x_AllocationRule are
 -- written where AllocatedResourceId and AllocatedMethodId are not: on a charge that is not split.
+-- ResourceName is the bill's (a GCP instance's name beside its id: the experiment log may name it so).
+-- x_UsageType is the bill's usage type (an off-cloud ledger row's category), which a FOCUS reader's cost
+-- categories read (trainledger's own: connectors/focus.py).
 WITH rows AS (
     SELECT
         f.*,
@@ -160,6 +163,7 @@ SELECT
     "PublisherName",
     "RegionId",
     "ResourceId",
+    CASE WHEN "ResourceId" IS NOT NULL THEN resource_name END AS "ResourceName",
     "ResourceType",
     "ServiceCategory",
     "ServiceName",
@@ -174,6 +178,7 @@ SELECT
     CASE WHEN NOT allocated THEN "x_AllocationRule" END AS "x_AllocationRule",
     "x_AllocationReason",
     "x_CostCategory",
-    "x_ChargeId"
+    "x_ChargeId",
+    usage_type AS "x_UsageType"
 FROM described
 ORDER BY origin_start, charge_id, share_no, part

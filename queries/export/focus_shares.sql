@@ -1,7 +1,7 @@
 -- The FOCUS export's rows for one billing period, as a table macro that the FOCUS 1.2 (export/focus) and
 -- 1.3 (export/focus_13) files select from: the allocation shares of each charge with the charge's FOCUS
 -- columns, the share's money, and the allocation. Columns named as FOCUS names them are FOCUS 1.2's; the
--- lower-case ones are what a version picks from: the charge (charge_id, provider), its share (share_no, of `shares`),
+-- lower-case ones are what a version picks from: the charge (charge_id, provider, usage_type, resource_name), its share (share_no, of `shares`),
 -- the part (`charge`, or `unused` below), the charge's own period (origin_start, origin_end: a share's
 -- ChargePeriod is the segment of it the share covers), the hours of the share's period (share_hours, to 6 places), and
 -- the charge's quantities whole (consumed_whole, pricing_whole).
@@ -27,7 +27,7 @@ WITH shares AS (
     SELECT
         a.*,
         c.billing_period_start, c.billing_period_end, c.charge_class, c.line_item_type, c.service_category,
-        c.resource_id, c.resource_type, c.region_id, c.usage_type, c.consumed_unit, c.tags, c.commitment_id,
+        c.resource_id, c.resource_name, c.resource_type, c.region_id, c.usage_type, c.consumed_unit, c.tags, c.commitment_id,
         c.invoice_id, c.charge_period_start AS origin_period_start, c.charge_period_end AS origin_period_end,
         count(*) OVER (PARTITION BY a.charge_id) AS shares,
         coalesce(a.service_name, 'Unknown') AS service,
@@ -225,6 +225,8 @@ SELECT
     share_no,
     shares,
     provider,
+    usage_type,
+    resource_name,
     part,
     timezone('UTC', origin_period_start) AS origin_start,
     timezone('UTC', origin_period_end) AS origin_end,
