@@ -27,6 +27,8 @@ from conftest import REFERENCE, Project, needs_reference
 from focus_files import FOCUS_CONFIG, experiment, write_focus
 from test_gcp_invoice import run_log
 from trainledger.cli import cli
+from trainledger.core import config as config_module
+from trainledger.core.errors import ConfigError
 
 SCHEMA = json.loads(
     (Path(__file__).parent / "focus_schemas" / "allocatedmethoddetailsobjectschema.json").read_text("utf-8")
@@ -333,3 +335,12 @@ def test_the_version_comes_from_the_config_and_applies_to_focus_only(
     )
     assert result.exit_code == 1
     assert "--focus-version applies to --format focus" in result.stderr
+
+
+def test_the_config_key_takes_the_two_versions_and_names_a_wrong_one(project: Project) -> None:
+    for written, version in (('"1.3"', "1.3"), ("1.3", "1.3"), ('"1.2"', "1.2")):
+        project.write_config(FOCUS_CONFIG + f"\n[exports]\nfocus_version = {written}\n")
+        assert config_module.load(str(project.config)).exports.focus_version == version
+    project.write_config(FOCUS_CONFIG + '\n[exports]\nfocus_version = "1.4"\n')
+    with pytest.raises(ConfigError, match="focus_version"):
+        config_module.load(str(project.config))

@@ -128,7 +128,6 @@ def reconcile(obj: Context, experiment_id: str, fmt_: str, out: str | None) -> N
     epilog=examples(
         "trainledger export --period 2026-11 --out 2026-11.csv",
         "trainledger export --period 2026-11 --by project,method --out by-method.csv",
-        "trainledger export --period 2026-11 --format focus --out 2026-11-focus.csv",
         "trainledger export --period 2026-11 --format focus --focus-version 1.3 --out 2026-11-focus.parquet",
     )
 )
