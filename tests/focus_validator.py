@@ -96,6 +96,19 @@ def _or_rules(package: Path) -> tuple[dict[str, list[str]], set[str]]:
     return alternatives, always
 
 
+def offline_versions(executable: Path) -> str:
+    """What the validator answers, offline, when asked for FOCUS 1.3: its own word on the versions it has."""
+    package = _site_packages(executable)
+    result = subprocess.run(
+        [str(executable), "--data-file", os.devnull, "--validate-version", "1.3", "--block-download"],
+        cwd=package.parent,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    return result.stdout + result.stderr
+
+
 @dataclass
 class Verdict:
     passed: list[str]

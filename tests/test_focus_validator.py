@@ -162,3 +162,12 @@ def test_a_spec_example(validator: Path, tmp_path: Path, name: str) -> None:
         (Decimal(r["BilledCost"]) for r in spec_example_rows(example)), Decimal(0)
     )
     assert_valid(validator, out)
+
+
+def test_no_release_validates_focus_1_3_offline(validator: Path) -> None:
+    """focus-validator 2.2.1, the newest release on PyPI (December 2026), ships the 1.2 model only and
+    downloads others at run time: the 1.3 export is checked by tests/test_export_focus_13.py instead (the
+    vendored schema and the split rules). When a release has 1.3 offline, this fails: run it on 1.3 then."""
+    answer = focus_validator.offline_versions(validator)
+    assert "FOCUS version 1.3 not supported" in answer
+    assert "Supported versions: local ['1.2.0.1']" in answer

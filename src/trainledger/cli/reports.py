@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from datetime import date, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import click
 
@@ -17,6 +18,9 @@ from trainledger.core.errors import ExitCode
 from trainledger.core.files import write_atomic
 from trainledger.outputs.tables import visible_lines
 from trainledger.reports.dimensions import dimension_help, parse_dimensions
+
+if TYPE_CHECKING:
+    from trainledger.core.config_outputs import FocusVersion
 
 
 def _date(value: datetime | None) -> date | None:
@@ -124,7 +128,7 @@ def reconcile(obj: Context, experiment_id: str, fmt_: str, out: str | None) -> N
     epilog=examples(
         "trainledger export --period 2026-11 --out 2026-11.csv",
         "trainledger export --period 2026-11 --by project,method --out by-method.csv",
-        "trainledger export --period 2026-11 --format focus --out 2026-11-focus.csv",
+        "trainledger export --period 2026-11 --format focus --focus-version 1.3 --out 2026-11-focus.parquet",
     )
 )
 @period("The billing period to export (required).", required=True)
@@ -136,13 +140,22 @@ def reconcile(obj: Context, experiment_id: str, fmt_: str, out: str | None) -> N
     help="Money rounded to the cent per row; each period/account/currency total still ties to the invoice.",
 )
 @click.option(
+    "--focus-version",
+    type=click.Choice(["1.2", "1.3"]),
+    default=None,
+    help="FOCUS version of --format focus (default: [exports] focus_version, else 1.2); 1.3 writes split "
+    "charges as allocated charges.",
+)
+@click.option(
     "--out",
     type=click.Path(dir_okay=False),
     required=True,
     help="File to write (.parquet: parquet, for focus).",
 )
 @click.pass_obj
-def export(obj: Context, period: str, by: str | None, fmt_: str, cents: bool, out: str) -> None:
+def export(
+    obj: Context, period: str, by: str | None, fmt_: str, cents: bool, focus_version: str | None, out: str
+) -> None:
     """Finance export of one billing period's allocations."""
     from trainledger.outputs import export as export_module
     from trainledger.warehouse.connection import open_warehouse
@@ -152,11 +165,15 @@ def export(obj: Context, period: str, by: str | None, fmt_: str, cents: bool, ou
             f"{'--by' if by else '--cents'} applies to --format csv and xlsx; a FOCUS file has one row "
             "per allocation share, at full precision"
         )
-    with open_warehouse(obj.config, write=False) as con:
+    if focus_version and fmt_ != "focus":
+        raise click.UsageError("--focus-version applies to --format focus")
+    config = obj.config
+    with open_warehouse(config, write=False) as con:
         if fmt_ == "focus":
             from trainledger.outputs import export_focus
 
-            export_focus.write(con, period, Path(out))
+            version = cast("FocusVersion", focus_version) if focus_version else config.exports.focus_version
+            export_focus.write(con, period, Path(out), version, config.labels)
             echo(f"wrote {out}", err=True)
             return
         if fmt_ == "xlsx":

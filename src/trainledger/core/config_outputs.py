@@ -10,6 +10,9 @@ from pydantic import Field, field_validator
 from trainledger.core.config_types import Retries, Seconds, Strict
 
 ExportFormat = Literal["csv", "xlsx", "focus"]
+# The FOCUS versions `export --format focus` writes; 1.2 until users opt in to 1.3's split cost allocation.
+FocusVersion = Literal["1.2", "1.3"]
+FOCUS_VERSIONS: tuple[FocusVersion, ...] = ("1.2", "1.3")
 
 
 class ExportsConfig(Strict):
@@ -23,6 +26,14 @@ class ExportsConfig(Strict):
         if value == []:
             raise ValueError("expected at least one of csv, xlsx, focus")
         return [value] if isinstance(value, str) else value
+
+    focus_version: FocusVersion = "1.2"  # of the FOCUS file when format has focus (README "FOCUS export")
+
+    @field_validator("focus_version", mode="before")
+    @classmethod
+    def _version_as_text(cls, value: Any) -> Any:
+        """`focus_version = 1.3` written as a TOML number means "1.3" too."""
+        return str(value) if isinstance(value, float) else value
 
     @property
     def formats(self) -> list[ExportFormat]:

@@ -109,6 +109,8 @@ shared = "separate"             # or "proportional"
 
 [exports]
 dir = "exports"                 # nightly writes each period's finance CSV and alerts.json here
+# format = ["csv", "focus"]     # also a FOCUS file per period (csv, xlsx, focus)
+# focus_version = "1.3"         # FOCUS 1.3: split charges as allocated charges (default "1.2")
 # site = "site"                 # the static dashboard folder, rewritten by nightly after the exports
 
 # [[budgets]]

@@ -87,11 +87,19 @@ def export_xlsx(con: Connection, period: str, by: str | None = None, cents: bool
     return xlsx.render(period_rows(con, period, by, cents), CSV_COLUMNS, MONEY_COLUMNS, period, cents)
 
 
+def _focus_inputs(config: Config, kind: str) -> list[str]:
+    """What else a FOCUS 1.3 file depends on: its version and the label keys of its AllocatedTags."""
+    if kind != "focus" or config.exports.focus_version == "1.2":
+        return []
+    labels = config.labels
+    return [config.exports.focus_version, labels.project[0], labels.phase[0], labels.method[0]]
+
+
 def write_period_exports(
     con: Connection, config: Config, reporter: Reporter, allocations: str | None = None
 ) -> list[tuple[Path, bool]]:
     """Files per billing period into ``[exports] dir`` (nightly), one per ``[exports] format``: the finance
-    CSV, the finance workbook (xlsx) and FOCUS CSV. Returns each file and whether it was left as it was.
+    CSV, the finance workbook (xlsx) and FOCUS CSV (of ``[exports] focus_version``). Returns each file and whether it was left as it was.
 
     ``allocations`` is the fingerprint of the allocations' inputs: a file written from the same
     allocations in the same format, and still as written (same sha256), is left alone. Temporary files
@@ -107,14 +115,14 @@ def write_period_exports(
         for kind in config.exports.formats:
             path = folder / f"trainledger-{period}{FILE_SUFFIX[kind]}"
             step = f"export:{path.name}"
-            fingerprint = step_state.digest(allocations, kind, period)
+            fingerprint = step_state.digest(allocations, kind, period, *_focus_inputs(config, kind))
             state = step_state.unchanged(con, step, fingerprint) if allocations else None
             kept = state is not None and state.detail.get("sha256") == step_state.file_digest(path)
             if kept:
                 reporter.detail(f"{path} unchanged")
             else:
                 if kind == "focus":
-                    export_focus.write(con, period, path)
+                    export_focus.write(con, period, path, config.exports.focus_version, config.labels)
                 elif kind == "xlsx":
                     write_atomic(path, export_xlsx(con, period))
                 else:

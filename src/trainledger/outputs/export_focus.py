@@ -1,9 +1,11 @@
-"""FOCUS 1.2 Cost and Usage export of a billing period's allocations, so any FOCUS tool can read them.
+"""FOCUS Cost and Usage export of a billing period's allocations, so any FOCUS tool can read them.
 
 One row per allocation share (a charge split over experiments appears as several rows whose costs add up
-to it), the FOCUS columns we know from the bill, and the allocation in ``x_`` columns. CSV (UTF-8, one
-header line, ISO 8601 UTC timestamps with ``Z``, plain decimal numbers, empty cell for null) or parquet
-(DECIMAL(38, 12) money, UTC timestamps) when the file name ends in ``.parquet``.
+to it), the FOCUS columns we know from the bill, and the allocation. FOCUS 1.2 (the default) carries the
+allocation in ``x_`` columns; FOCUS 1.3 writes a split charge's shares as allocated charges of a data
+generator-calculated split cost allocation (``queries/export/focus_13.sql``). CSV (UTF-8, one header line,
+ISO 8601 UTC timestamps with ``Z``, plain decimal numbers, empty cell for null) or parquet (DECIMAL(38, 12)
+money, UTC timestamps) when the file name ends in ``.parquet``.
 """
 
 from __future__ import annotations
@@ -18,27 +20,41 @@ from decimal import Decimal
 from pathlib import Path
 
 from trainledger.core import queries
+from trainledger.core.config_labels import LabelsConfig
+from trainledger.core.config_outputs import FOCUS_VERSIONS, FocusVersion
 from trainledger.core.errors import TrainledgerError
 from trainledger.core.files import safe_text, write_atomic
 from trainledger.core.money import fmt
 from trainledger.warehouse.connection import Connection, run
 
-QUERY = "export/focus"
+QUERIES: dict[FocusVersion, str] = {"1.2": "export/focus", "1.3": "export/focus_13"}
+assert set(QUERIES) == set(FOCUS_VERSIONS)
 
 
-def _check(con: Connection, period: str) -> None:
+def _prepared(
+    con: Connection, period: str, version: FocusVersion, labels: LabelsConfig | None
+) -> tuple[str, dict[str, str]]:
+    """The version's query and its parameters, once the period is known to have allocations and the rows
+    both versions select from (the table macro ``focus_shares``) are defined."""
     ((known,),) = run(con, "export/period_allocations", {"period": period}).fetchall()
     if not known:
         raise TrainledgerError(f"no allocations for billing period {period}; run `trainledger nightly` first")
+    run(con, "export/focus_shares")
+    params = {"period": period}
+    if version == "1.3":
+        # AllocatedTags are written with the keys attribution reads first, so the file reads back as labels.
+        keys = labels or LabelsConfig()
+        params |= {"project_key": keys.project[0], "phase_key": keys.phase[0], "method_key": keys.method[0]}
+    return queries.load(QUERIES[version]), params
 
 
-def _cursor(con: Connection, period: str) -> Connection:
-    _check(con, period)
-    return con.execute(queries.load(QUERY), {"period": period})
+def _cursor(con: Connection, period: str, version: FocusVersion, labels: LabelsConfig | None) -> Connection:
+    sql, params = _prepared(con, period, version, labels)
+    return con.execute(sql, params)
 
 
-def columns(con: Connection, period: str) -> list[str]:
-    return [d[0] for d in _cursor(con, period).description or []]
+def columns(con: Connection, period: str, version: FocusVersion = "1.2") -> list[str]:
+    return [d[0] for d in _cursor(con, period, version, None).description or []]
 
 
 def _cell(value: object) -> str:
@@ -51,9 +67,11 @@ def _cell(value: object) -> str:
     return safe_text(str(value))
 
 
-def csv_pieces(con: Connection, period: str) -> Iterator[str]:
+def csv_pieces(
+    con: Connection, period: str, version: FocusVersion = "1.2", labels: LabelsConfig | None = None
+) -> Iterator[str]:
     """The CSV text 10,000 rows at a time: one row per allocation makes a big month's file large."""
-    cursor = _cursor(con, period)
+    cursor = _cursor(con, period, version, labels)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([d[0] for d in cursor.description or []])
@@ -65,15 +83,22 @@ def csv_pieces(con: Connection, period: str) -> Iterator[str]:
     yield out.getvalue()
 
 
-def write(con: Connection, period: str, path: Path) -> Path:
-    """Write the period's FOCUS file, parquet when ``path`` ends in .parquet, else CSV; atomically."""
+def write(
+    con: Connection,
+    period: str,
+    path: Path,
+    version: FocusVersion = "1.2",
+    labels: LabelsConfig | None = None,
+) -> Path:
+    """Write the period's FOCUS file of ``version``, parquet when ``path`` ends in .parquet, else CSV;
+    atomically. ``labels``: the config's label keys, which 1.3's AllocatedTags are written with."""
     if path.suffix.lower() != ".parquet":
-        write_atomic(path, csv_pieces(con, period))
+        write_atomic(path, csv_pieces(con, period, version, labels))
         return path
     import pyarrow.parquet as pq
 
-    _check(con, period)
-    relation = con.sql(queries.load(QUERY), params={"period": period})
+    sql, params = _prepared(con, period, version, labels)
+    relation = con.sql(sql, params=params)
     # DuckDB 2 names it to_arrow_table; 1.x fetch_arrow_table.
     table = (getattr(relation, "to_arrow_table", None) or relation.fetch_arrow_table)()
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,184 @@
+-- FOCUS 1.3 Cost and Usage rows for one billing period (export/focus_shares): a charge with one share is
+-- itself, without allocation columns; a charge split into several shares (an origin charge) becomes one
+-- allocated charge per share, as FOCUS 1.3's data generator-calculated split cost allocation has it.
+-- Grain: charge x share, plus the unused part of a commitment purchase (its own origin: it is split too).
+-- Parameters: $period (YYYY-MM); $project_key, $phase_key, $method_key (the tag keys AllocatedTags writes:
+-- the first key of each [labels] entry).
+--
+-- FOCUS_Spec specification/attributes/data_generator_calculated_split_cost_allocation_handling.md: an
+-- allocated charge keeps the origin's dimensions and non-summable metrics, and the origin's Tags; its
+-- summable metrics add up to the origin's. So ChargePeriodStart/End are the charge's own (a share's segment
+-- of it shows only in the hours of AllocatedMethodDetails), money is the share's (allocations add up
+-- exactly), and ConsumedQuantity / PricingQuantity are the origin's split by the AllocatedRatio in integer
+-- units of 1e-12, the floor of each part and the units left over one each to the largest remainders (ties
+-- by share number), so that they add up exactly too. The origin row itself is not written: its allocated
+-- charges restate it, and the sum of BilledCost stays the invoice.
+-- AllocatedRatio (allocatedmethoddetails.md: the allocated charge's part of the origin; the ratios of one
+-- origin sum to 1) is the share's part of the origin's EffectiveCost, in absolute values (else BilledCost,
+-- else ListCost, for an origin whose EffectiveCost is 0), in units of 1e-12 by the same largest-remainder
+-- rule, so they sum to exactly 1; an origin whose every cost is 0 is split in equal ratios. The units of a
+-- ratio are worked out in two steps of 1e6 so that share x 1e12 never leaves HUGEINT.
+-- AllocatedMethodId is `trainledger-` and the share's rule (`shared-spread` for a shared charge spread over
+-- attributed cost); AllocatedResourceId / AllocatedResourceName the share's experiment, NULL where it has
+-- none (idle, unattributed, a project's part without a run: the unallocated portion, allocatedresourceid.md);
+-- AllocatedTags the share's project, phase and method under the configured keys, leaving out what the
+-- charge's Tags already say (the label set of its tags gives the same value, or Tags has the key).
+-- ServiceProviderName is the provider's FOCUS name (the deprecated ProviderName and PublisherName, still
+-- required in 1.3, carry it too); HostProviderName the same, or "Not Applicable" for an off-cloud ledger row
+-- (hostprovidername.md: a service deployed on no infrastructure). x_ExperimentId and x_AllocationRule are
+-- written where AllocatedResourceId and AllocatedMethodId are not: on a charge that is not split.
+-- ResourceName is the bill's (a GCP instance's name beside its id: the experiment log may name it so).
+-- x_UsageType is the bill's usage type (an off-cloud ledger row's category), which a FOCUS reader's cost
+-- categories read (trainledger's own: connectors/focus.py).
+WITH rows AS (
+    SELECT
+        f.*,
+        f.shares > 1 AS allocated,
+        sum(abs(to_units(f."EffectiveCost"))) OVER origin AS e_total,
+        sum(abs(to_units(f."BilledCost"))) OVER origin AS b_total,
+        sum(abs(to_units(f."ListCost"))) OVER origin AS l_total
+    FROM focus_shares($period) f
+    WINDOW origin AS (PARTITION BY f.charge_id, f.part)
+),
+weighted AS (
+    SELECT
+        *,
+        CASE
+            WHEN e_total > 0 THEN abs(to_units("EffectiveCost"))
+            WHEN b_total > 0 THEN abs(to_units("BilledCost"))
+            WHEN l_total > 0 THEN abs(to_units("ListCost"))
+            ELSE CAST(1 AS HUGEINT)
+        END AS w,
+        CASE
+            WHEN e_total > 0 THEN e_total
+            WHEN b_total > 0 THEN b_total
+            WHEN l_total > 0 THEN l_total
+            ELSE CAST(shares AS HUGEINT)
+        END AS w_total
+    FROM rows
+),
+ratio_floor AS (
+    -- floor(w x 1e12 / w_total) = high x 1e6 + (rest x 1e6) // w_total, with rest = (w x 1e6) % w_total
+    SELECT
+        *,
+        (w * 1000000) // w_total * 1000000 + ((w * 1000000) % w_total * 1000000) // w_total AS r_base,
+        ((w * 1000000) % w_total * 1000000) % w_total AS r_rem
+    FROM weighted
+),
+ratios AS (
+    SELECT
+        * EXCLUDE (r_base, r_rem),
+        r_base + CASE
+            WHEN row_number() OVER (PARTITION BY charge_id, part ORDER BY r_rem DESC, share_no)
+                 <= 1000000000000 - sum(r_base) OVER (PARTITION BY charge_id, part) THEN 1 ELSE 0
+        END AS r_units
+    FROM ratio_floor
+),
+quantity_floor AS (
+    -- each quantity's |units| as whole x 1e12 + fraction, so that x r_units stays inside HUGEINT
+    SELECT
+        *,
+        abs(to_units(consumed_whole)) // 1000000000000 * r_units
+            + abs(to_units(consumed_whole)) % 1000000000000 * r_units // 1000000000000 AS c_base,
+        abs(to_units(consumed_whole)) % 1000000000000 * r_units % 1000000000000 AS c_rem,
+        abs(to_units(pricing_whole)) // 1000000000000 * r_units
+            + abs(to_units(pricing_whole)) % 1000000000000 * r_units // 1000000000000 AS p_base,
+        abs(to_units(pricing_whole)) % 1000000000000 * r_units % 1000000000000 AS p_rem
+    FROM ratios
+),
+quantities AS (
+    SELECT
+        *,
+        c_base + CASE
+            WHEN row_number() OVER (PARTITION BY charge_id, part ORDER BY c_rem DESC, share_no)
+                 <= abs(to_units(consumed_whole)) - sum(c_base) OVER (PARTITION BY charge_id, part) THEN 1 ELSE 0
+        END AS c_units,
+        p_base + CASE
+            WHEN row_number() OVER (PARTITION BY charge_id, part ORDER BY p_rem DESC, share_no)
+                 <= abs(to_units(pricing_whole)) - sum(p_base) OVER (PARTITION BY charge_id, part) THEN 1 ELSE 0
+        END AS p_units
+    FROM quantity_floor
+),
+described AS (
+    SELECT
+        q.*,
+        CAST(CAST(q.r_units AS DECIMAL(38, 0)) * CAST('0.000000000001' AS DECIMAL(13, 12)) AS DECIMAL(38, 12))
+            AS ratio,
+        CASE WHEN q.consumed_whole < 0 THEN -1 ELSE 1 END * CAST(CAST(q.c_units // 1000000000000 AS DECIMAL(38, 0))
+            + CAST(q.c_units % 1000000000000 AS DECIMAL(38, 0)) * CAST('0.000000000001' AS DECIMAL(13, 12))
+            AS DECIMAL(38, 12)) AS consumed_share,
+        CASE WHEN q.pricing_whole < 0 THEN -1 ELSE 1 END * CAST(CAST(q.p_units // 1000000000000 AS DECIMAL(38, 0))
+            + CAST(q.p_units % 1000000000000 AS DECIMAL(38, 0)) * CAST('0.000000000001' AS DECIMAL(13, 12))
+            AS DECIMAL(38, 12)) AS pricing_share,
+        'trainledger-' || CASE q."x_AllocationRule" WHEN 'shared' THEN 'shared-spread' ELSE q."x_AllocationRule" END
+            AS method_id,
+        nullif(CAST(to_json(map_from_entries(list_transform(list_filter(
+            [{'k': $project_key, 'v': q."x_Project", 'known': ls.project},
+             {'k': $phase_key, 'v': q."x_Phase", 'known': ls.phase},
+             {'k': $method_key, 'v': q."x_Method", 'known': ls.method}],
+            lambda t: t.v IS NOT NULL AND t.v IS DISTINCT FROM t.known
+                      AND NOT list_contains(json_keys(coalesce(q."Tags", '{}')), t.k)
+        ), lambda t: {'k': t.k, 'v': t.v}))) AS VARCHAR), '{}') AS allocated_tags
+    FROM quantities q
+    LEFT JOIN label_sets ls ON ls.tags = q."Tags"
+)
+SELECT
+    CASE WHEN allocated THEN
+        '{"Elements":[{"AllocatedRatio":' || CAST(ratio AS VARCHAR)
+        || CASE WHEN method_id <> 'trainledger-shared-spread' AND share_hours IS NOT NULL
+                THEN ',"UsageUnit":"Hours","UsageQuantity":' || CAST(share_hours AS VARCHAR) ELSE '' END
+        || '}]}'
+    END AS "AllocatedMethodDetails",
+    CASE WHEN allocated THEN method_id END AS "AllocatedMethodId",
+    CASE WHEN allocated THEN "x_ExperimentId" END AS "AllocatedResourceId",
+    CASE WHEN allocated THEN "x_ExperimentId" END AS "AllocatedResourceName",
+    CASE WHEN allocated THEN allocated_tags END AS "AllocatedTags",
+    "BilledCost",
+    "BillingAccountId",
+    "BillingAccountName",
+    "BillingCurrency",
+    "BillingPeriodEnd",
+    "BillingPeriodStart",
+    "ChargeCategory",
+    "ChargeClass",
+    "ChargeDescription",
+    "ChargeFrequency",
+    origin_end AS "ChargePeriodEnd",
+    origin_start AS "ChargePeriodStart",
+    "CommitmentDiscountCategory",
+    "CommitmentDiscountId",
+    "CommitmentDiscountStatus",
+    CASE WHEN "ConsumedQuantity" IS NOT NULL THEN consumed_share END AS "ConsumedQuantity",
+    "ConsumedUnit",
+    "ContractedCost",
+    "EffectiveCost",
+    CASE WHEN provider = 'manual' THEN 'Not Applicable' ELSE "ProviderName" END AS "HostProviderName",
+    "InvoiceId",
+    "InvoiceIssuerName",
+    "ListCost",
+    "PricingCategory",
+    CASE WHEN "PricingQuantity" IS NOT NULL THEN pricing_share END AS "PricingQuantity",
+    "PricingUnit",
+    "ProviderName",
+    "PublisherName",
+    "RegionId",
+    "ResourceId",
+    CASE WHEN "ResourceId" IS NOT NULL THEN resource_name END AS "ResourceName",
+    "ResourceType",
+    "ServiceCategory",
+    "ServiceName",
+    "ProviderName" AS "ServiceProviderName",
+    "ServiceSubcategory",
+    "SubAccountId",
+    "Tags",
+    "x_Project",
+    "x_Phase",
+    "x_Method",
+    CASE WHEN NOT allocated THEN "x_ExperimentId" END AS "x_ExperimentId",
+    CASE WHEN NOT allocated THEN "x_AllocationRule" END AS "x_AllocationRule",
+    "x_AllocationReason",
+    "x_CostCategory",
+    "x_ChargeId",
+    usage_type AS "x_UsageType"
+FROM described
+ORDER BY origin_start, charge_id, share_no, part

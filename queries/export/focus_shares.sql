@@ -1,0 +1,238 @@
+-- The FOCUS export's rows for one billing period, as a table macro that the FOCUS 1.2 (export/focus) and
+-- 1.3 (export/focus_13) files select from: the allocation shares of each charge with the charge's FOCUS
+-- columns, the share's money, and the allocation. Columns named as FOCUS names them are FOCUS 1.2's; the
+-- lower-case ones are what a version picks from: the charge (charge_id, provider, usage_type, resource_name), its share (share_no, of `shares`),
+-- the part (`charge`, or `unused` below), the charge's own period (origin_start, origin_end: a share's
+-- ChargePeriod is the segment of it the share covers), the hours of the share's period (share_hours, to 6 places), and
+-- the charge's quantities whole (consumed_whole, pricing_whole).
+-- Grain: charge x share, plus a second row for the unused part of a commitment purchase (below).
+-- No parameters: the macro takes `period` (YYYY-MM), given by its callers.
+-- Money comes from allocations as is, so a charge's rows add up to it exactly. FOCUS 1.2's quantities
+-- (share_quantity; 1.3 splits them by its AllocatedRatio) are split in
+-- integer units of 1e-6 in proportion to the share's ListCost (else EffectiveCost, else BilledCost, in
+-- units of 1e-6; else all on the first share), the last share taking the exact remainder, so that they add
+-- up too. Units of 1e-6 keep quantity x weight inside HUGEINT for GCP byte-seconds (1e17) on large bills.
+-- A commitment fee (Purchase with a commitment id) whose EffectiveCost is its unused commitment becomes,
+-- as FOCUS 1.2 models it, a Purchase row (BilledCost, EffectiveCost 0) and a Usage row with
+-- CommitmentDiscountStatus "Unused" (BilledCost 0, the EffectiveCost).
+-- InvoiceId is the bill's (NULL where the charge is on no invoice yet, or the bill gives none).
+-- ProviderName, PublisherName and InvoiceIssuerName are the provider's FOCUS name from the session's provider
+-- table (schema/providers: azure is Microsoft), the provider id where the table has none (manual).
+-- ContractedCost is ListCost (no negotiated prices are known); credits, and taxes without a list cost,
+-- carry their BilledCost as ListCost and ContractedCost (FOCUS 1.2: a charge unrelated to others).
+-- ServiceCategory / ServiceSubcategory are one per ServiceName: the category (FOCUS value, else from the
+-- cost category) and subcategory (from the resource type) carrying most of the service's billed cost.
+CREATE OR REPLACE TEMP MACRO focus_shares(period) AS TABLE
+WITH shares AS (
+    SELECT
+        a.*,
+        c.billing_period_start, c.billing_period_end, c.charge_class, c.line_item_type, c.service_category,
+        c.resource_id, c.resource_name, c.resource_type, c.region_id, c.usage_type, c.consumed_unit, c.tags, c.commitment_id,
+        c.invoice_id, c.charge_period_start AS origin_period_start, c.charge_period_end AS origin_period_end,
+        count(*) OVER (PARTITION BY a.charge_id) AS shares,
+        coalesce(a.service_name, 'Unknown') AS service,
+        CASE
+            WHEN c.consumed_quantity IS NOT NULL THEN c.consumed_quantity
+            WHEN a.charge_category IN ('Usage', 'Purchase') THEN CAST(1 AS DECIMAL(38, 12))
+        END AS quantity,
+        CASE
+            WHEN c.list_cost <> 0 THEN abs(to_units(a.list_cost)) // 1000000
+            WHEN c.effective_cost <> 0 THEN abs(to_units(a.effective_cost)) // 1000000
+            WHEN c.billed_cost <> 0 THEN abs(to_units(a.billed_cost)) // 1000000
+            ELSE CASE WHEN a.share_no = 1 THEN 1 ELSE 0 END
+        END AS weight,
+        max(a.share_no) OVER (PARTITION BY a.charge_id) AS last_share
+    FROM allocations a
+    JOIN charges c USING (charge_id)
+    WHERE a.billing_period = period
+),
+split AS (
+    SELECT
+        *,
+        CASE
+            WHEN sum(weight) OVER (PARTITION BY charge_id) = 0
+                THEN CASE WHEN share_no = 1 THEN to_units(quantity) // 1000000 ELSE 0 END
+            ELSE to_units(quantity) // 1000000 * weight // sum(weight) OVER (PARTITION BY charge_id)
+        END AS q_units
+    FROM shares
+),
+quantified AS (
+    SELECT
+        *,
+        CASE
+            WHEN share_no = last_share
+                THEN quantity - CAST(CAST(coalesce(sum(q_units) OVER (PARTITION BY charge_id) - q_units, 0)
+                                          AS DECIMAL(38, 0)) * CAST('0.000001' AS DECIMAL(38, 6)) AS DECIMAL(38, 12))
+            ELSE CAST(CAST(q_units AS DECIMAL(38, 0)) * CAST('0.000001' AS DECIMAL(38, 6)) AS DECIMAL(38, 12))
+        END AS share_quantity,
+        CASE
+            WHEN service_category IN ('AI and Machine Learning', 'Analytics', 'Business Applications', 'Compute',
+                                      'Databases', 'Developer Tools', 'Multicloud', 'Identity', 'Integration',
+                                      'Internet of Things', 'Management and Governance', 'Media', 'Migration',
+                                      'Mobile', 'Networking', 'Security', 'Storage', 'Web', 'Other')
+                THEN service_category
+            WHEN cost_category = 'compute' THEN 'Compute'
+            WHEN cost_category = 'storage' THEN 'Storage'
+            WHEN cost_category = 'network' THEN 'Networking'
+            WHEN cost_category = 'data' THEN 'Analytics'
+            WHEN cost_category = 'ops' THEN 'Management and Governance'
+            ELSE 'Other'
+        END AS row_category,
+        CASE
+            WHEN resource_id IS NULL THEN NULL
+            WHEN resource_type = 'instance' THEN 'Virtual Machines'
+            WHEN resource_type = 'volume' THEN 'Block Storage'
+            WHEN resource_type = 'bucket' THEN 'Object Storage'
+        END AS row_subcategory
+    FROM split
+),
+service_categories AS (
+    SELECT service, first(row_category ORDER BY weight DESC, row_category) AS category
+    FROM (SELECT service, row_category, sum(abs(billed_cost)) AS weight FROM quantified GROUP BY ALL)
+    GROUP BY service
+),
+service_subcategories AS (
+    SELECT service, first(row_subcategory ORDER BY weight DESC, row_subcategory) AS subcategory
+    FROM (
+        SELECT q.service, q.row_subcategory, sum(abs(q.billed_cost)) AS weight
+        FROM quantified q
+        JOIN service_categories s USING (service)
+        WHERE (q.row_subcategory = 'Virtual Machines' AND s.category = 'Compute')
+           OR (q.row_subcategory IN ('Block Storage', 'Object Storage') AND s.category = 'Storage')
+        GROUP BY ALL
+    )
+    GROUP BY service
+),
+parts AS (
+    SELECT *, 'charge' AS part FROM quantified
+    UNION ALL
+    SELECT *, 'unused' AS part FROM quantified
+    WHERE charge_category = 'Purchase' AND commitment_id IS NOT NULL AND effective_cost <> 0
+),
+described AS (
+    SELECT
+        p.*,
+        CASE WHEN p.part = 'unused' THEN 'Usage' ELSE p.charge_category END AS category,
+        p.charge_category = 'Purchase' AND p.commitment_id IS NOT NULL AND p.effective_cost <> 0 AS is_split,
+        CASE
+            WHEN p.charge_category = 'Credit' OR (p.charge_category = 'Tax' AND p.list_cost = 0) THEN p.billed_cost
+            ELSE p.list_cost
+        END AS list_or_billed,
+        sc.category AS service_category_focus,
+        coalesce(ss.subcategory, 'Other (' || sc.category || ')') AS service_subcategory_focus,
+        coalesce(pn.focus_name, p.provider) AS provider_name,
+        -- FOCUS Unit Format, step 1: time units spelled out and plural after a '-' (GB-Mo -> GB-Months,
+        -- DPU-Hour -> DPU-Hours), '<n>K-<unit>' as '<n> KiB <unit>'; step 2 in `focus` below.
+        CASE
+            WHEN trim(p.consumed_unit) = '' THEN NULL
+            WHEN p.consumed_unit = 'Hrs' THEN 'Hours'
+            ELSE regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace(
+                p.consumed_unit,
+                '^([0-9]+)K-', '\1 KiB '),
+                '-(?i:mo|mos|months?)$', '-Months'),
+                '-(?i:hrs?|hours?)$', '-Hours'),
+                '-(?i:days?)$', '-Days'),
+                '-(?i:mins?|minutes?)$', '-Minutes'),
+                '-(?i:secs?|seconds?)$', '-Seconds')
+        END AS spelled_unit
+    FROM parts p
+    JOIN service_categories sc USING (service)
+    LEFT JOIN service_subcategories ss USING (service)
+    LEFT JOIN providers pn ON pn.provider = p.provider
+),
+focus AS (
+    -- FOCUS Unit Format, step 2: '<unit>-<time units>' wants one unit before the '-', so the words of a
+    -- compound unit are joined by spaces ('Lambda-GB-Seconds' -> 'Lambda GB-Seconds', 'GiB/Second-Months'
+    -- -> 'GiB per Second-Months').
+    SELECT
+        * EXCLUDE (spelled_unit),
+        CASE
+            WHEN regexp_matches(spelled_unit, '^.+[-/].*-(Years|Months|Days|Hours|Minutes|Seconds)$') THEN
+                replace(replace(regexp_extract(spelled_unit, '^(.+)-[A-Za-z]+$', 1), '/', ' per '), '-', ' ')
+                || '-' || regexp_extract(spelled_unit, '-([A-Za-z]+)$', 1)
+            ELSE spelled_unit
+        END AS unit
+    FROM described
+)
+SELECT
+    CASE WHEN part = 'unused' THEN CAST(0 AS DECIMAL(38, 12)) ELSE billed_cost END AS "BilledCost",
+    billing_account_id AS "BillingAccountId",
+    CAST(NULL AS VARCHAR) AS "BillingAccountName",
+    currency AS "BillingCurrency",
+    timezone('UTC', billing_period_end) AS "BillingPeriodEnd",
+    timezone('UTC', billing_period_start) AS "BillingPeriodStart",
+    category AS "ChargeCategory",
+    CASE WHEN charge_class = 'Correction' THEN 'Correction' END AS "ChargeClass",
+    CASE
+        WHEN part = 'unused' THEN 'Unused commitment: ' || coalesce(usage_type, service)
+        ELSE concat_ws(': ', line_item_type, coalesce(usage_type, service))
+    END AS "ChargeDescription",
+    CASE
+        WHEN category = 'Usage' THEN 'Usage-Based'
+        WHEN category = 'Purchase' AND (line_item_type LIKE '%RecurringFee' OR line_item_type = 'RIFee') THEN 'Recurring'
+        ELSE 'One-Time'
+    END AS "ChargeFrequency",
+    timezone('UTC', charge_period_end) AS "ChargePeriodEnd",
+    timezone('UTC', charge_period_start) AS "ChargePeriodStart",
+    CASE
+        WHEN commitment_id IS NULL OR category NOT IN ('Usage', 'Purchase') THEN NULL
+        WHEN commitment_id LIKE '%savingsplan%' THEN 'Spend'
+        WHEN commitment_id LIKE '%reserv%' THEN 'Usage'
+    END AS "CommitmentDiscountCategory",
+    CASE WHEN category IN ('Usage', 'Purchase') THEN commitment_id END AS "CommitmentDiscountId",
+    CASE
+        WHEN part = 'unused' THEN 'Unused'
+        WHEN category = 'Usage' AND commitment_id IS NOT NULL THEN 'Used'
+    END AS "CommitmentDiscountStatus",
+    CASE WHEN category = 'Usage' AND part = 'charge' AND unit IS NOT NULL THEN share_quantity END
+        AS "ConsumedQuantity",
+    CASE WHEN category = 'Usage' AND part = 'charge' AND unit IS NOT NULL THEN unit END AS "ConsumedUnit",
+    CASE WHEN part = 'unused' THEN CAST(0 AS DECIMAL(38, 12)) ELSE list_or_billed END AS "ContractedCost",
+    CASE WHEN is_split AND part = 'charge' THEN CAST(0 AS DECIMAL(38, 12)) ELSE effective_cost END
+        AS "EffectiveCost",
+    invoice_id AS "InvoiceId",
+    provider_name AS "InvoiceIssuerName",
+    CASE WHEN part = 'unused' THEN CAST(0 AS DECIMAL(38, 12)) ELSE list_or_billed END AS "ListCost",
+    CASE
+        WHEN category NOT IN ('Usage', 'Purchase') THEN NULL
+        WHEN commitment_id IS NOT NULL AND category = 'Usage' THEN 'Committed'
+        WHEN pricing_category IN ('Standard', 'Dynamic', 'Committed', 'Other') THEN pricing_category
+        WHEN pricing_category = 'On-Demand' THEN 'Standard'
+        WHEN pricing_category = 'Spot' THEN 'Dynamic'
+        WHEN pricing_category IS NOT NULL THEN 'Other'
+    END AS "PricingCategory",
+    CASE WHEN category <> 'Tax' THEN share_quantity END AS "PricingQuantity",
+    CASE WHEN category <> 'Tax' AND share_quantity IS NOT NULL THEN coalesce(unit, 'Units') END AS "PricingUnit",
+    provider_name AS "ProviderName",
+    provider_name AS "PublisherName",
+    region_id AS "RegionId",
+    resource_id AS "ResourceId",
+    CASE WHEN resource_id IS NOT NULL THEN resource_type END AS "ResourceType",
+    service_category_focus AS "ServiceCategory",
+    service AS "ServiceName",
+    service_subcategory_focus AS "ServiceSubcategory",
+    sub_account_id AS "SubAccountId",
+    tags AS "Tags",
+    project AS "x_Project",
+    phase AS "x_Phase",
+    method AS "x_Method",
+    experiment_id AS "x_ExperimentId",
+    rule AS "x_AllocationRule",
+    reason AS "x_AllocationReason",
+    cost_category AS "x_CostCategory",
+    charge_id AS "x_ChargeId",
+    charge_id,
+    share_no,
+    shares,
+    provider,
+    usage_type,
+    resource_name,
+    part,
+    timezone('UTC', origin_period_start) AS origin_start,
+    timezone('UTC', origin_period_end) AS origin_end,
+    -- to the micro-hour (0.0036 s), half up: an informative quantity, exact in its 6 places
+    CAST((CAST(epoch_ms(charge_period_end) - epoch_ms(charge_period_start) AS HUGEINT) * 1000 + 1800) // 3600
+         AS DECIMAL(38, 0)) * CAST('0.000001' AS DECIMAL(7, 6)) AS share_hours,
+    CASE WHEN category = 'Usage' AND part = 'charge' AND unit IS NOT NULL THEN quantity END AS consumed_whole,
+    CASE WHEN category <> 'Tax' THEN quantity END AS pricing_whole
+FROM focus
