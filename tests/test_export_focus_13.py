@@ -344,3 +344,30 @@ def test_the_config_key_takes_the_two_versions_and_names_a_wrong_one(project: Pr
     project.write_config(FOCUS_CONFIG + '\n[exports]\nfocus_version = "1.4"\n')
     with pytest.raises(ConfigError, match="focus_version"):
         config_module.load(str(project.config))
+
+
+def test_a_bills_own_host_is_written_back(project: Project) -> None:
+    """MongoDB Atlas's FOCUS 1.3 bill names AWS as the host of its service: the export says so, where a
+    bill that names no host (a CUR) gets its provider."""
+    bill = project.root / "atlas.csv"
+    with bill.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(
+            ["ServiceProviderName", "HostProviderName", "BillingCurrency", "BillingPeriodStart"]
+            + ["BillingPeriodEnd", "ChargeCategory", "BilledCost"]
+        )
+        writer.writerow(
+            ["MongoDB", "AWS", "USD", "2026-11-01T00:00:00Z", "2026-12-01T00:00:00Z", "Usage", "12.50"]
+        )
+    (project.root / "experiments.jsonl").write_text("", encoding="utf-8")
+    project.write_config(
+        f'[[sources]]\nname = "atlas"\nkind = "focus"\nuri = "{bill}"\n\n'
+        f'[experiments]\nuri = "{project.root / "experiments.jsonl"}"\n'
+    )
+    cli_ok(project.config, "nightly")
+    (row,) = read_csv(export_13(project.config, "2026-11", project.root / "atlas-1.3.csv"))
+    assert (row["ServiceProviderName"], row["HostProviderName"], row["BilledCost"]) == (
+        "MongoDB",
+        "AWS",
+        "12.50",
+    )

@@ -24,8 +24,9 @@
 -- AllocatedTags the share's project, phase and method under the configured keys, leaving out what the
 -- charge's Tags already say (the label set of its tags gives the same value, or Tags has the key).
 -- ServiceProviderName is the provider's FOCUS name (the deprecated ProviderName and PublisherName, still
--- required in 1.3, carry it too); HostProviderName the same, or "Not Applicable" for an off-cloud ledger row
--- (hostprovidername.md: a service deployed on no infrastructure). x_ExperimentId and x_AllocationRule are
+-- required in 1.3, carry it too); HostProviderName the bill's own where it names one (a FOCUS 1.3 file's:
+-- MongoDB Atlas on AWS), else the same, or "Not Applicable" for an off-cloud ledger row (hostprovidername.md:
+-- a service deployed on no infrastructure). x_ExperimentId and x_AllocationRule are
 -- written where AllocatedResourceId and AllocatedMethodId are not: on a charge that is not split.
 -- ResourceName is the bill's (a GCP instance's name beside its id: the experiment log may name it so).
 -- x_UsageType is the bill's usage type (an off-cloud ledger row's category), which a FOCUS reader's cost
@@ -152,7 +153,8 @@ SELECT
     "ConsumedUnit",
     "ContractedCost",
     "EffectiveCost",
-    CASE WHEN provider = 'manual' THEN 'Not Applicable' ELSE "ProviderName" END AS "HostProviderName",
+    coalesce(host_provider_name, CASE WHEN provider = 'manual' THEN 'Not Applicable' ELSE "ProviderName" END)
+        AS "HostProviderName",
     "InvoiceId",
     "InvoiceIssuerName",
     "ListCost",

@@ -1,7 +1,8 @@
 -- The FOCUS export's rows for one billing period, as a table macro that the FOCUS 1.2 (export/focus) and
 -- 1.3 (export/focus_13) files select from: the allocation shares of each charge with the charge's FOCUS
 -- columns, the share's money, and the allocation. Columns named as FOCUS names them are FOCUS 1.2's; the
--- lower-case ones are what a version picks from: the charge (charge_id, provider, usage_type, resource_name), its share (share_no, of `shares`),
+-- lower-case ones are what a version picks from: the charge (charge_id, provider, host_provider_name: the
+-- FOCUS name of the bill's HostProviderName, usage_type, resource_name), its share (share_no, of `shares`),
 -- the part (`charge`, or `unused` below), the charge's own period (origin_start, origin_end: a share's
 -- ChargePeriod is the segment of it the share covers), the hours of the share's period (share_hours, to 6 places), and
 -- the charge's quantities whole (consumed_whole, pricing_whole).
@@ -28,6 +29,7 @@ WITH shares AS (
         a.*,
         c.billing_period_start, c.billing_period_end, c.charge_class, c.line_item_type, c.service_category,
         c.resource_id, c.resource_name, c.resource_type, c.region_id, c.usage_type, c.consumed_unit, c.tags, c.commitment_id,
+        c.host_provider,
         c.invoice_id, c.charge_period_start AS origin_period_start, c.charge_period_end AS origin_period_end,
         count(*) OVER (PARTITION BY a.charge_id) AS shares,
         coalesce(a.service_name, 'Unknown') AS service,
@@ -121,6 +123,7 @@ described AS (
         sc.category AS service_category_focus,
         coalesce(ss.subcategory, 'Other (' || sc.category || ')') AS service_subcategory_focus,
         coalesce(pn.focus_name, p.provider) AS provider_name,
+        coalesce(hn.focus_name, p.host_provider) AS host_provider_name,
         -- FOCUS Unit Format, step 1: time units spelled out and plural after a '-' (GB-Mo -> GB-Months,
         -- DPU-Hour -> DPU-Hours), '<n>K-<unit>' as '<n> KiB <unit>'; step 2 in `focus` below.
         CASE
@@ -139,6 +142,7 @@ described AS (
     JOIN service_categories sc USING (service)
     LEFT JOIN service_subcategories ss USING (service)
     LEFT JOIN providers pn ON pn.provider = p.provider
+    LEFT JOIN providers hn ON hn.provider = p.host_provider
 ),
 focus AS (
     -- FOCUS Unit Format, step 2: '<unit>-<time units>' wants one unit before the '-', so the words of a
@@ -225,6 +229,7 @@ SELECT
     share_no,
     shares,
     provider,
+    host_provider_name,
     usage_type,
     resource_name,
     part,
