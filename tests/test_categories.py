@@ -196,3 +196,32 @@ def test_container_rows_of_an_aws_focus_export_are_compute(run, project) -> None
     }
     # 3.20 + 0.35 + 0.04048 + 0.004445
     assert got == {"compute": Decimal("3.594925"), "network": Decimal("0.09")}
+
+
+def test_a_focus_file_naming_the_manual_provider_is_categorised_by_rule(run, project) -> None:
+    """The FOCUS export writes the manual ledger's rows as ProviderName `manual`, their category as
+    x_UsageType. Read back, a stated category is kept; a row without one (an older export, another tool's
+    file) is categorised by the rules, not stored without a category."""
+    manual = {"ProviderName": "manual", "BillingAccountId": "ba-0001", "SubAccountId": "sub-0001"}
+    write_focus(
+        project.root / "bill.csv",
+        [
+            {**manual, "ServiceName": "Annotation vendor", "x_UsageType": "data", "BilledCost": "300.00"},
+            {**manual, "ServiceName": "Labeling", "x_UsageType": "", "BilledCost": "12.50"},
+            {**manual, "ServiceName": "Cloud Storage", "x_UsageType": "", "BilledCost": "4.00"},
+        ],
+    )
+    project.write_config('[[sources]]\nname = "bill"\nkind = "focus"\nuri = "bill.csv"\n')
+    assert run("ingest").exit_code == 0
+    result = run("attribute")
+    assert result.exit_code == 0, result.stderr
+    result = run("report", "--by", "category,service", "--format", "csv")
+    got = {
+        (r["service_name"], r["cost_category"]): Decimal(r["effective_cost"])
+        for r in csv.DictReader(io.StringIO(result.stdout))
+    }
+    assert got == {
+        ("Annotation vendor", "data"): Decimal("300.00"),
+        ("Labeling", "other"): Decimal("12.50"),
+        ("Cloud Storage", "storage"): Decimal("4.00"),
+    }

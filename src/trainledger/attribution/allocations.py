@@ -26,6 +26,7 @@ from trainledger.core.config import Config
 from trainledger.core.errors import InvariantViolation
 from trainledger.core.labels import LabelScheme
 from trainledger.core.reporter import Reporter
+from trainledger.core.vocabulary import CATEGORIES
 from trainledger.warehouse.connection import Connection, insert_rows, run
 
 
@@ -63,12 +64,13 @@ def refresh_categories(con: Connection, config: Config) -> int:
     categorizer = Categorizer(config.categories)
     combos = run(con, "attribute/category_keys").fetchall()
     run(con, "attribute/clear_categories")
-    # A manual ledger row states its category (kept in usage_type); cloud rows are categorised by rule.
+    # A manual ledger row states its category (kept in usage_type); cloud rows are categorised by rule, and so
+    # is a row of another bill that names the provider `manual` without stating a category trainledger has.
     found = []
     for provider, service, usage, charge_category, service_category in combos:
         category, known = (
             (usage, True)
-            if provider == "manual"
+            if provider == "manual" and usage in CATEGORIES
             else categorizer.categorize(service, usage, service_category, provider)
         )
         found.append(
