@@ -89,21 +89,30 @@ quantified AS (
     FROM split
 ),
 service_categories AS (
-    SELECT service, first(row_category ORDER BY weight DESC, row_category) AS category
-    FROM (SELECT service, row_category, sum(abs(billed_cost)) AS weight FROM quantified GROUP BY ALL)
-    GROUP BY service
+    -- the heaviest (ties: the first by name), by a window rather than first(... ORDER BY), which Spark lacks
+    SELECT service, row_category AS category
+    FROM (
+        SELECT service, row_category,
+               row_number() OVER (PARTITION BY service ORDER BY weight DESC, row_category NULLS LAST) AS n
+        FROM (SELECT service, row_category, sum(abs(billed_cost)) AS weight FROM quantified GROUP BY ALL)
+    )
+    WHERE n = 1
 ),
 service_subcategories AS (
-    SELECT service, first(row_subcategory ORDER BY weight DESC, row_subcategory) AS subcategory
+    SELECT service, row_subcategory AS subcategory
     FROM (
-        SELECT q.service, q.row_subcategory, sum(abs(q.billed_cost)) AS weight
-        FROM quantified q
-        JOIN service_categories s USING (service)
-        WHERE (q.row_subcategory = 'Virtual Machines' AND s.category = 'Compute')
-           OR (q.row_subcategory IN ('Block Storage', 'Object Storage') AND s.category = 'Storage')
-        GROUP BY ALL
+        SELECT service, row_subcategory,
+               row_number() OVER (PARTITION BY service ORDER BY weight DESC, row_subcategory) AS n
+        FROM (
+            SELECT q.service, q.row_subcategory, sum(abs(q.billed_cost)) AS weight
+            FROM quantified q
+            JOIN service_categories s USING (service)
+            WHERE (q.row_subcategory = 'Virtual Machines' AND s.category = 'Compute')
+               OR (q.row_subcategory IN ('Block Storage', 'Object Storage') AND s.category = 'Storage')
+            GROUP BY ALL
+        )
     )
-    GROUP BY service
+    WHERE n = 1
 ),
 parts AS (
     SELECT *, 'charge' AS part FROM quantified
