@@ -283,3 +283,64 @@ def test_a_logged_dpo_experiment_ingests_and_is_estimated(run, project: Project,
     # (the starting policy) 2 x 1e9 x 1e5 = 2e14.
     train = [p for p in est["phases"] if p["phase"] == "train"]
     assert train and train[0]["flops"] == 6 * 10**14 + 2 * 10**14
+
+
+def test_estimate_warns_on_its_own_output_when_gpus_get_few_tokens_per_step(run, project: Project) -> None:
+    # Stanford Alpaca's published setup (tests/test_reference_points.py): 128 samples of at most 512 tokens
+    # per optimizer step on 8 A100 = 128 x 512 / 8 = 8,192 tokens per GPU per step, under 10,000.
+    alpaca = {
+        "model_params_b": "6.7",
+        "gpu_type": "A100",
+        "gpus": 8,
+        "train_samples": 52_000,
+        "avg_tokens_per_sample": 512,
+        "epochs": 3,
+        "batch_size": 128,
+    }
+    (project.root / "alpaca.json").write_text(
+        json.dumps({"method": "sft", "params": alpaca}), encoding="utf-8"
+    )
+    warning = (
+        "8,192 tokens per GPU per optimizer step (under 10,000): the default train MFU 0.4 is optimistic"
+    )
+    table = run("estimate", "--params", "alpaca.json")
+    assert table.exit_code == 0, table.stderr
+    assert f"Warnings\n  - {warning}" in table.stdout
+    assert warning in table.stderr  # said on stderr too, as every estimator warning is
+    as_json = run("estimate", "--params", "alpaca.json", "--format", "json")
+    assert as_json.exit_code == 0, as_json.stderr
+    est = json.loads(as_json.stdout)
+    assert [w[: len(warning)] for w in est["warnings"]] == [warning]
+    assert est["assumptions"]["tokens_per_gpu_step"] == {
+        "value": "8192",
+        "source": "batch_size x (max_seq_len or avg_tokens_per_sample) / gpus",
+    }
+    markdown = run("estimate", "--params", "alpaca.json", "--format", "markdown")
+    assert f"## Warnings\n\n- {warning}" in markdown.stdout
+
+
+def test_estimate_json_gives_every_assumption_a_value_and_its_source(run, project: Project) -> None:
+    # An RL plan that exercises the straggler bound, the old log-probs forward and the weight sync.
+    plan = {
+        "model_params_b": 7,
+        "gpu_type": "H100",
+        "gpus": 8,
+        "steps": 100,
+        "rollout_prompts": 64,
+        "group_size": 8,
+        "prompt_tokens": 500,
+        "response_tokens": 2000,
+        "max_response_tokens": 8192,
+        "reward_params_b": 0,
+        "reference_params_b": 7,
+    }
+    (project.root / "rl.json").write_text(json.dumps({"method": "rl", "params": plan}), encoding="utf-8")
+    result = run("estimate", "--params", "rl.json", "--format", "json", "--no-calibration")
+    assert result.exit_code == 0, result.stderr
+    assumptions = json.loads(result.stdout)["assumptions"]
+    assert {"old_log_probs", "weight_sync_gb_per_s", "straggler_bound", "mfu_train", "peak_tflops"} <= set(
+        assumptions
+    )
+    assert [k for k, a in assumptions.items() if set(a) != {"value", "source"}] == []
+    assert [k for k, a in assumptions.items() if not str(a["value"]).strip() or not a["source"].strip()] == []
+    assert assumptions["weight_sync_gb_per_s"]["source"].startswith("checkpoint-engine README benchmark")

@@ -6,11 +6,24 @@ the published GPU hours. MFU stays at the textbook defaults and the decode speed
 model-derived default: nothing here is tuned to make a reference land. Where a number was found through a
 transcription rather than the primary PDF, the docstring says so.
 
-Summary (estimate / published GPU hours), as the code gives them today: DeepSeek-R1-Zero 0.95 in two
-stages and 0.83 as one stage of 8K-token mean and 32K-token maximum responses, Olmo 3 Think 32B SFT 0.88,
-Vicuna-13B 0.54 (outside 25 %: a rounded "one day" on preemptible instances), Alpaca 7B 0.30 and s1 on
-its 59K pool 0.39, both with the low-utilisation warning; Thinking Machines OPD FLOPs within 3 %. (Issue 36
-quoted 1.16, 0.89, 0.70 and 0.09 for Vicuna, Olmo, R1-Zero and Alpaca, from params not in this file.)
+Summary (estimate / published GPU hours), as the code gives them today; "warned" is the low-utilisation
+warning (fewer than 10,000 tokens per GPU per optimizer step):
+
+| run | published | estimate | ratio | |
+| --- | --- | --- | --- | --- |
+| DeepSeek-R1-Zero RL, two stages | 101,000 H800 h | 95,800 | 0.95 | warned |
+| DeepSeek-R1-Zero RL, one 8K/32K stage | 101,000 H800 h | 83,420 | 0.83 | warned |
+| Olmo 3 Think 32B SFT | 9,216 H100 h | 8,138 | 0.88 | |
+| Vicuna-13B SFT | 192 A100 h | 103 | 0.54 | warned |
+| Vicuna-7B SFT | 89.6 A100 h ($140) | 53.4 | 0.60 | warned |
+| Stanford Alpaca 7B SFT | 24 A100 h | 7.2 | 0.30 | warned |
+| s1 on its 59K pool, SFT | 394 H100 h | 152 | 0.39 | warned |
+| Sky-T1-32B-Preview SFT | 152 H100 h | at most 134 | at most 0.88 (0.24 at a 5K mean) | a miss: CPU offload |
+| Zephyr-7B-beta dDPO | 32-64 A100 h | at most 59.2 | at most 1.23 of the middle, 48 | inside the band |
+| Thinking Machines OPD | 8.2e19 student FLOPs | 8.4e19 | 1.02 | FLOPs only |
+
+(Issue 36 quoted 1.16, 0.89, 0.70 and 0.09 for Vicuna, Olmo, R1-Zero and Alpaca, from params not in this
+file; the one-stage R1-Zero test is its round numbers, 0.70 before the RL terms of issue 36.)
 """
 
 from __future__ import annotations
@@ -128,37 +141,73 @@ def test_olmo_3_think_32b_sft_gpu_hours() -> None:
     assert est.warnings == [] and est.missing == []
 
 
-def test_vicuna_13b_sft_gpu_hours() -> None:
+VICUNA = {  # The March 2023 run as its own job file and training code set it up (test below).
+    "activation_recompute": True,  # --gradient_checkpointing True
+    "gpu_type": "A100",
+    "gpus": 8,
+    "train_samples": 70_000,
+    "avg_tokens_per_sample": 2048,  # an upper bound: the segments' mean length is not published
+    "max_seq_len": 2048,  # --model_max_length 2048, truncation
+    "packing": False,  # each micro-batch padded to its longest sample
+    "micro_batch_size": 4,  # --per_device_train_batch_size 4
+    "epochs": 3,
+    "batch_size": 32,  # 4 per GPU x 8 GPUs x --gradient_accumulation_steps 1
+}
+
+
+def test_vicuna_13b_sft_gpu_hours_with_the_low_utilisation_warning() -> None:
     """Vicuna-13B: "PyTorch FSDP on 8 A100 GPUs in one day" = 192 GPU hours, about $300.
 
     Sources: LMSYS, "Vicuna: An Open-Source Chatbot Impressing GPT-4 with 90%* ChatGPT Quality"
-    (2023-03-30, https://lmsys.org/blog/2023-03-30-vicuna/): about 70K ShareGPT conversations, maximum
-    context 2,048, gradient checkpointing and flash attention, 8 A100 for one day on SkyPilot managed spot
-    instances. FastChat README (lm-sys/FastChat): global batch 128, 3 epochs, max length 2,048; and
-    fastchat/train/train.py pads every conversation to model_max_length (padding="max_length"), so each
-    sample costs 2,048 tokens of compute. LLaMA-13B (Touvron et al., arXiv:2302.13971, Table 2): 13.0B
-    parameters, 40 layers, hidden size 5,120.
+    (2023-03-30, https://lmsys.org/blog/2023-03-30-vicuna/): about 70K ShareGPT conversations, long ones
+    split into segments that fit the 2,048-token context, gradient checkpointing and flash attention, 8 A100
+    for one day on SkyPilot managed spot instances (preempted and recovered), 13B "from around $1K to $300".
+    lm-sys/FastChat as it was then (the package was still called chatserver):
+    - scripts/train-vicuna.yaml, the SkyPilot job (A100-80GB:8, use_spot, data
+      sharegpt_20230322_clean_lang_split.json, MODEL_SIZE 13, SEQ_LEN 2048, GC_SCALE 4): per-device batch
+      2048 x GC_SCALE / SEQ_LEN = 4 and gradient accumulation 128 x 512 / SEQ_LEN / 4 / 1 node / 8 GPUs = 1,
+      so 32 sequences of up to 2,048 tokens per optimizer step;
+    - README "Code and Hyperparameters": global batch 128, 3 epochs, max length 2,048, and the 8-GPU command
+      with --per_device_train_batch_size 4 --gradient_accumulation_steps 1 (again 32 per step). The "128"
+      is Alpaca's 128 samples of 512 tokens, kept as 65,536 tokens per step;
+    - chatserver/train/train.py: each conversation tokenized alone (padding "longest", truncation at
+      model_max_length) and DataCollatorForSupervisedDataset pads each micro-batch to its longest.
+    LLaMA-13B (Touvron et al., arXiv:2302.13971, Table 2): 13.0B parameters, 40 layers, hidden size 5,120.
 
-    Not published: how many samples the long conversations were split into (the test uses 70,000) and how
-    long "one day" was; spot preemptions and restarts sit inside it. This reference does not land: the
-    estimate is 103 GPU hours, 0.54x of 192. The test pins that, so a change that moves it is seen.
+    What was wrong before: this test gave batch_size 128 (the README's table, read as sequences) and said
+    every sample was padded to model_max_length; that is the later fastchat/train/train.py (padding
+    "max_length"), not the code that trained this model. Both are reference params, not the estimator: the
+    same params gave 0.54x before the packing change (commit 3522981) and after it, since every sample
+    already cost 2,048 tokens. With the published batch, each GPU gets 32 x 2,048 / 8 = 8,192 tokens per
+    optimizer step, Alpaca's number by construction, and the estimator says the textbook MFU does not hold
+    there. Issue 36's 1.16x came from params not in this repository.
+
+    Not published: the mean length of the split segments (the test uses 2,048, an upper bound, so the
+    padded micro-batches cost no less) and how long "one day" was. Estimate 103 GPU hours: 0.54x of 192,
+    outside +-25 %, with the low-utilisation warning, which is what this reference holds it to.
     """
-    est = estimate(
-        "sft",
-        {
-            "model_params_b": 13,
-            "num_layers": 40,
-            "hidden_size": 5120,
-            "activation_recompute": True,
-            "gpu_type": "A100",
-            "gpus": 8,
-            "train_samples": 70_000,
-            "avg_tokens_per_sample": 2048,
-            "epochs": 3,
-            "batch_size": 128,
-        },
-    )
-    assert Decimal("0.45") <= ratio(est.gpu_hours, Decimal(192)) <= Decimal("0.65")  # 0.54: a known miss
+    est = estimate("sft", {**VICUNA, "model_params_b": 13, "num_layers": 40, "hidden_size": 5120})
+    assert est.assumptions["padded_tokens_per_sample"].value == "2048.0"
+    assert Decimal("0.45") <= ratio(est.gpu_hours, Decimal(192)) <= Decimal("0.65")  # 0.54
+    assert est.warnings[0].startswith("8,192 tokens per GPU per optimizer step (under 10,000)")
+
+
+def test_vicuna_7b_sft_cost_with_the_low_utilisation_warning() -> None:
+    """Vicuna-7B: "reducing the cost of training the 7B model from $500 to around $140".
+
+    Sources: the LMSYS Vicuna post above (the 7B and 13B costs on managed spot instances); the same job file
+    with MODEL_SIZE=7 (the README: "Train a 7B model ... --env MODEL_SIZE=7"), whose per-device batch and
+    accumulation do not depend on the model size: the same 32 x 2,048 tokens per step on 8 A100. LLaMA-7B
+    (arXiv:2302.13971, Table 2): 6.7B parameters, 32 layers, hidden size 4,096.
+
+    Not published: GPU hours. At the price the 13B run implies ($300 for 192 GPU hours, $1.5625 per GPU
+    hour on spot), $140 is 89.6 GPU hours. Estimate 53.4 GPU hours: 0.60x, with the low-utilisation
+    warning (8,192 tokens per GPU per step, as for the 13B run).
+    """
+    published = Decimal(192) * 140 / 300
+    est = estimate("sft", {**VICUNA, "model_params_b": "6.7", "num_layers": 32, "hidden_size": 4096})
+    assert Decimal("0.5") <= ratio(est.gpu_hours, published) <= Decimal("0.7")  # 0.60
+    assert est.warnings[0].startswith("8,192 tokens per GPU per optimizer step (under 10,000)")
 
 
 def test_alpaca_7b_raises_the_low_utilisation_warning() -> None:
@@ -333,3 +382,80 @@ def test_s1_full_59k_pool_sft_raises_the_low_utilisation_warning() -> None:
     )
     assert ratio(est.gpu_hours, Decimal(394)) < Decimal("0.75")  # 0.39
     assert est.warnings[0].startswith("3,600 tokens per GPU per optimizer step (under 10,000)")
+
+
+def test_sky_t1_32b_preview_sft_misses_by_its_cpu_offload() -> None:
+    """Sky-T1-32B-Preview: "19 hours on 8 H100 with DeepSpeed Zero-3 offload (~ $450)" = 152 GPU hours.
+
+    Sources: NovaSky, "Sky-T1: Train your own O1 preview model within $450" (2025-01-10,
+    https://novasky-ai.github.io/posts/sky-t1/): 17K samples (QwQ-32B-Preview traces, rewritten and
+    rejection-sampled), Qwen2.5-32B-Instruct, 3 epochs, learning rate 1e-5, batch size 96, LLaMA-Factory, 19
+    hours on 8 H100 with DeepSpeed ZeRO-3 offload. NovaSky-AI/SkyThought,
+    skythought/train/LLaMA-Factory/examples/train_full/qwen2_full_sft_32B.yaml: ds_z3_offload_config,
+    cutoff_len 16,384, per_device_train_batch_size 1 with gradient_accumulation_steps 12 (x 8 GPUs = 96),
+    no packing (LLaMA-Factory's default), so a micro-batch of one sample wastes nothing on padding.
+    Qwen2.5-32B (model card): 32.8B parameters, 64 layers, hidden size 5,120.
+
+    Not published: the mean sample length. The test gives every sample the 16,384-token cutoff, an upper
+    bound: even then the estimate is 134 GPU hours, 0.88x; at a 5,000-token mean it is 37 (0.24x). The
+    difference is ZeRO-3's CPU offload (optimizer state and step on the CPU, parameters over PCIe every
+    step), which the estimator neither models nor detects; each GPU gets 96 x 16,384 / 8 = 196,608 tokens
+    per step, so no low-utilisation warning either. A known miss, pinned: a change that moves it is seen.
+    """
+    est = estimate(
+        "sft",
+        {
+            "model_params_b": "32.8",
+            "num_layers": 64,
+            "hidden_size": 5120,
+            "gpu_type": "H100",
+            "gpus": 8,
+            "train_samples": 17_000,
+            "avg_tokens_per_sample": 16384,
+            "max_seq_len": 16384,
+            "packing": False,
+            "micro_batch_size": 1,
+            "epochs": 3,
+            "batch_size": 96,
+        },
+    )
+    assert Decimal("0.75") <= ratio(est.gpu_hours, Decimal(152)) < 1  # 0.88 at the upper bound
+    assert est.warnings == []
+
+
+def test_zephyr_7b_beta_dpo_within_its_published_hours() -> None:
+    """Zephyr-7B-beta's dDPO: "run on 16 A100s ... typically took 2-4 hours" = 32 to 64 GPU hours.
+
+    Sources: Tunstall et al., "Zephyr: Direct Distillation of LM Alignment" (arXiv:2310.16944), section 4
+    (Experimental details): Mistral 7B, TRL with DeepSpeed ZeRO-3 and FlashAttention-2, "All experiments
+    were run on 16 A100s using bfloat16 precision and typically took 2-4 hours to complete".
+    huggingface/alignment-handbook, recipes/zephyr-7b-beta/README.md: zephyr-7b-beta's DPO ran 3 epochs
+    (beta 0.1) on HuggingFaceH4/ultrafeedback_binarized; its dpo/config_full.yaml: max_length 1,024 (prompt
+    and response), gradient_checkpointing true. The dataset's train_prefs split: 61.1k preference pairs
+    (its Hugging Face viewer). Mistral 7B (Jiang et al., arXiv:2310.06825, Table 1): 32 layers, dim 4,096;
+    7.24B parameters (model card). The reference is the SFT model, the policy's size (the estimator's
+    default), scoring the chosen and the rejected sequence every epoch.
+
+    Not published: the mean length of a pair's sequences, and the batch size the report used (so the
+    utilisation check is not applied). At the 1,024-token cap, an upper bound, the estimate is 59.2 GPU
+    hours: inside the published 32 to 64, 1.23x its middle (48). At half the cap it would be 29.3, just
+    under the band (0.92x its low end), so the band and the cap together bound the test.
+    """
+    est = estimate(
+        "dpo",
+        {
+            "model_params_b": "7.24",
+            "num_layers": 32,
+            "hidden_size": 4096,
+            "activation_recompute": True,
+            "gpu_type": "A100",
+            "gpus": 16,
+            "train_samples": 61_100,
+            "avg_tokens_per_sample": 1024,
+            "epochs": 3,
+        },
+    )
+    assert est.gpu_hours is not None
+    assert Decimal(32) <= est.gpu_hours <= Decimal(64)  # 59.2
+    assert Decimal("0.75") <= ratio(est.gpu_hours, Decimal(48)) <= Decimal("1.25")  # 1.23
+    assert est.missing == []

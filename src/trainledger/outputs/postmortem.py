@@ -3,7 +3,7 @@
 Every format shows the same figures: estimated vs realized by phase x category (the variance headline over
 the estimated lines, the lines nobody estimated apart), waste and the evaluation share, metric gain and cost
 per point, how complete the bill is, implied GPU hours and MFU per phase, and the estimator's assumptions
-next to its numbers. A failed run's cost is waste, an under-run is never shown as a saving.
+and warnings next to its numbers. A failed run's cost is waste, an under-run is never shown as a saving.
 """
 
 from __future__ import annotations
@@ -242,6 +242,11 @@ def _assumption_rows(r: Reconciliation) -> list[list[str]]:
     return [[name, str(a["value"]), str(a["source"])] for name, a in est.items()]
 
 
+def _estimator_warnings(r: Reconciliation) -> list[str]:
+    """What the estimator warned about its own numbers (low utilisation, unknown params), as it said it."""
+    return [str(w) for w in r.assumptions.get("estimator_warnings") or []]
+
+
 def _assumption_lines(r: Reconciliation, esc: Callable[[str], str] = _same) -> list[str]:
     keys = ("estimate_source", "realized_measure", "priced_by_rate_card", "implied_gpu_hours", "implied_mfu")
     return [f"{key}: {esc(str(r.assumptions[key]))}" for key in keys if key in r.assumptions]
@@ -292,6 +297,10 @@ def text(r: Reconciliation) -> str:
     assumptions = _assumption_rows(r)
     if assumptions:
         lines.extend(["", "Assumptions", table(["name", "value", "source"], assumptions)])
+    warnings = _estimator_warnings(r)
+    if warnings:
+        lines.extend(["", "Estimator warnings"])
+        lines.extend(f"  - {w}" for w in warnings)
     missing = r.assumptions.get("estimator_missing") or []
     if missing:
         lines.extend(["", "Missing from params (reported, not guessed)"])
@@ -342,6 +351,10 @@ def markdown(r: Reconciliation) -> str:
     if assumptions:
         lines.append("")
         lines.extend(_md_table(["name", "value", "source"], assumptions, 3))
+    warnings = _estimator_warnings(r)
+    if warnings:
+        lines.extend(["", "### Estimator warnings", ""])
+        lines.extend(f"- {_md(w)}" for w in warnings)
     missing = r.assumptions.get("estimator_missing") or []
     if missing:
         lines.extend(["", "### Missing from params", ""])
@@ -446,6 +459,10 @@ def html(r: Reconciliation, stylesheet: str | None = None, before: str = "") -> 
     assumptions = _assumption_rows(r)
     if assumptions:
         sections.append(_html_table(["name", "value", "source"], assumptions, 3))
+    warnings = _estimator_warnings(r)
+    if warnings:
+        sections.append("<h2>Estimator warnings</h2>")
+        sections.append('<ul class="warnings">' + "".join(f"<li>{esc(w)}</li>" for w in warnings) + "</ul>")
     missing = r.assumptions.get("estimator_missing") or []
     if missing:
         sections.append("<h2>Missing from params</h2>")
