@@ -12,9 +12,9 @@ from typing import Any
 
 from trainledger.core.config import phase_category_order
 from trainledger.core.money import fmt
+from trainledger.core.providers import CLOUD, LLM_API  # what bills a line: capacity, or a model API
 
 CENT = Decimal("0.01")
-CLOUD, LLM_API = "cloud", "llm_api"  # what bills a line: the cloud (or a ledger), or a model API
 ARITHMETIC = Context(prec=34, rounding=ROUND_HALF_EVEN)
 
 

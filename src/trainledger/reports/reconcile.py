@@ -13,13 +13,9 @@ from trainledger.attribution import waste
 from trainledger.attribution.labels import canonical_value
 from trainledger.core.config import ReservationConfig, phase_category_order
 from trainledger.core.money import fmt
-from trainledger.estimate.result import CLOUD, LLM_API
+from trainledger.core.providers import CLOUD, LLM_API
 from trainledger.experiments.log import ExperimentHeader
 from trainledger.warehouse.connection import Connection, run
-
-# The providers whose bill is a model API's (as report/reconcile_realized.sql names them): their charges are
-# the realized side of the estimate's LLM API lines, and buy no GPU hours.
-LLM_API_PROVIDERS = ("openai", "anthropic")
 
 
 @dataclass

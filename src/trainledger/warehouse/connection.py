@@ -138,12 +138,14 @@ def progress_bar() -> bool:
 
 def _session(con: Connection) -> None:
     """UTC for every time without a zone; the progress bar only at a terminal; the provider table
-    (core/providers.py) as the session's temporary tables and its macro provider_id, which the SQL reads."""
+    (core/providers.py) as the session's temporary tables and its macros provider_id and usage_billed, which
+    the SQL reads."""
     con.execute("SET TimeZone = 'UTC'")
     con.execute(f"SET enable_progress_bar = {str(progress_bar()).lower()}")
     con.execute(queries.load("schema/providers"), providers.provider_rows())
     con.execute(queries.load("schema/provider_aliases"), providers.alias_rows())
     con.execute(queries.load("schema/provider_id"))
+    con.execute(queries.load("schema/usage_billed"))
 
 
 @contextmanager
