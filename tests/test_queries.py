@@ -96,6 +96,7 @@ OTHER_DAYS = {
     "ingest/delete_unpriced": "focus-usage and cluster, priced by [[rates]] (test_rate_card)",
     "ingest/insert_unpriced": "usage no [[rates]] entry prices (test_rate_card)",
     "estimate/prices": "a price sheet with a per-GPU-hour price column (test_estimator, test_estimate_cli)",
+    "report/api_spend": "the site's API spend page of a month with LLM API spend (test_api_cost_runs)",
     "report/reconcile_reserved_windows": "reconcile with [[reservations]] (test_reserved_capacity)",
     "report/reservation_unused": "reconcile with [[reservations]] (test_reserved_capacity)",
 }
