@@ -136,7 +136,7 @@ def progress_bar() -> bool:
     return sys.stdout.isatty() and sys.stderr.isatty()
 
 
-def _session(con: Connection) -> None:
+def session(con: Connection) -> None:
     """UTC for every time without a zone; the progress bar only at a terminal; the provider table
     (core/providers.py) as the session's temporary tables and its macros provider_id and usage_billed, which
     the SQL reads."""
@@ -174,7 +174,7 @@ def _open(
             )
         con = _connect(path, read_only=True, timeout_s=timeout, notify=notify, settings=_settings(config))
         try:
-            _session(con)
+            session(con)
             schema.check(con, path)
             yield _engine(con, config, write=False)
         finally:
@@ -188,7 +188,7 @@ def _open(
         try:
             if fresh:
                 os.chmod(path, 0o600)
-            _session(con)
+            session(con)
             schema.create(con, path)
             yield _engine(con, config, write=True)
         finally:
@@ -266,7 +266,7 @@ def in_background(con: Connection, work: Callable[[Connection], T]) -> Iterator[
     def on_cursor() -> T:
         cursor = con.cursor()
         try:
-            _session(cursor)
+            session(cursor)
             return work(cursor)
         finally:
             cursor.close()
