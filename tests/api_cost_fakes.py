@@ -12,8 +12,18 @@ documented response shape (like tests/gcp_fakes.py for Google's APIs).
   [{"starting_at", "ending_at", "results": [{"amount": "<cents as a decimal string>", "currency": "USD",
   "workspace_id", "description", "cost_type", "model", ...}]}], "has_more", "next_page"}``.
 
-A fake serves the days it is given, paged ``page_size`` buckets at a time behind an opaque token, and
-evaluates nothing else. ``answers`` are statuses to give before serving (a 429 with ``Retry-After: 0``, a
+And the lists of the organization's projects / workspaces, with their names:
+
+- OpenAI ``GET /v1/organization/projects`` (platform.openai.com/docs/api-reference/projects/list): query
+  ``limit`` (1-100), ``after`` (an id), ``include_archived``; a page ``{"object": "list", "data": [{"id",
+  "object": "organization.project", "name", "created_at", "archived_at", "status"}], "first_id",
+  "last_id", "has_more"}``.
+- Anthropic ``GET /v1/organizations/workspaces`` (platform.claude.com/docs/en/api/admin/workspaces/list):
+  query ``limit`` (1-1000), ``after_id``, ``include_archived``; a page ``{"data": [{"type": "workspace",
+  "id", "name", "created_at", "archived_at", "display_color"}], "has_more", "first_id", "last_id"}``.
+
+A fake serves the days it is given, paged ``page_size`` buckets at a time behind an opaque token, and the
+names it is given, ``names_page_size`` at a time after the last id; it evaluates nothing else. ``answers`` are statuses to give before serving (a 429 with ``Retry-After: 0``, a
 500). Every request is recorded (path, query pairs, headers) for tests to assert what was asked.
 Amounts are written into the JSON text exactly as given (a number's digits for OpenAI), never through a
 float.
@@ -56,6 +66,8 @@ class CostApi:
     answers: list[int] = field(default_factory=list)
     no_token: bool = False  # claim has_more without a next_page
     stray_day: date | None = None  # a bucket of this day in every answer, asked for or not
+    names: dict[str, str] = field(default_factory=dict)  # project / workspace id -> name, in list order
+    names_page_size: int = 100
     requests: list[Request] = field(default_factory=list)
 
     def respond(
@@ -66,12 +78,14 @@ class CostApi:
             status = self.answers.pop(0)
             extra = {"Retry-After": "0"} if status == 429 else {}
             return status, extra, json.dumps({"error": {"message": f"fake answer {status}"}}).encode()
-        wanted = "/v1/organization/costs" if self.provider == "openai" else "/v1/organizations/cost_report"
-        if path != wanted:
+        costs, lists = NAME_PATHS[self.provider]
+        if path not in (costs, lists):
             return 404, {}, b'{"error": {"message": "not found"}}'
         if not self._authorised(headers):
             return 401, {}, b'{"error": {"message": "invalid admin key"}}'
         args = dict(query)
+        if path == lists:
+            return 200, {}, self.names_page(args).encode()
         if self.provider == "openai":
             start = datetime.fromtimestamp(int(args["start_time"]), UTC).date()
             end = datetime.fromtimestamp(int(args["end_time"]), UTC).date()
@@ -98,6 +112,60 @@ class CostApi:
 
     def page(self, days: list[date], more: bool, token: str | None) -> str:
         return page_text(self.provider, {d: self.days.get(d, []) for d in days}, more, token)
+
+    def names_page(self, args: dict[str, str]) -> str:
+        ids = list(self.names)
+        after = args.get("after" if self.provider == "openai" else "after_id")
+        offset = ids.index(after) + 1 if after else 0
+        size = min(int(args.get("limit", 20)), self.names_page_size)
+        shown = ids[offset : offset + size]
+        return names_text(self.provider, {i: self.names[i] for i in shown}, offset + size < len(ids))
+
+
+# The cost endpoint and the list of projects / workspaces of each provider.
+NAME_PATHS = {
+    "openai": ("/v1/organization/costs", "/v1/organization/projects"),
+    "anthropic": ("/v1/organizations/cost_report", "/v1/organizations/workspaces"),
+}
+
+
+def names_text(provider: str, names: dict[str, str], more: bool = False) -> str:
+    """One list page of ``provider``'s projects (OpenAI) or workspaces (Anthropic), of the documented
+    shape, holding ``names`` (id -> name)."""
+    if provider == "openai":
+        items: list[dict[str, Any]] = [
+            {
+                "id": ident,
+                "object": "organization.project",
+                "name": name,
+                "created_at": 1711471533,
+                "archived_at": None,
+                "status": "active",
+            }
+            for ident, name in names.items()
+        ]
+    else:
+        items = [
+            {
+                "type": "workspace",
+                "id": ident,
+                "name": name,
+                "created_at": "2024-10-30T23:58:27.427722Z",
+                "archived_at": None,
+                "display_color": "#6C5BB9",
+            }
+            for ident, name in names.items()
+        ]
+    ids = list(names)
+    body: dict[str, Any] = {
+        "data": items,
+        "has_more": more,
+        "first_id": ids[0] if ids else None,
+        "last_id": ids[-1] if ids else None,
+    }
+    if provider == "openai":
+        body = {"object": "list", **body}
+    return json.dumps(body, indent=1)
 
 
 def page_text(

@@ -19,6 +19,7 @@ from trainledger.attribution import allocations
 from trainledger.core import queries
 from trainledger.core.config import Config
 from trainledger.core.reporter import Silent
+from trainledger.warehouse.connection import session
 
 T0 = datetime(2026, 11, 10)
 PERIOD = "2026-11"
@@ -110,7 +111,7 @@ class Experiment:
 def warehouse() -> duckdb.DuckDBPyConnection:
     """An empty in-memory warehouse with the real schema."""
     con = duckdb.connect(":memory:")
-    con.execute("SET TimeZone = 'UTC'")
+    session(con)  # UTC, and the provider table the queries read, as every opened warehouse has them
     con.execute(queries.load("schema/warehouse"))
     return con
 

@@ -19,11 +19,11 @@ import duckdb
 import pytest
 from click.testing import CliRunner, Result
 
-from api_cost_fakes import KEY, CostApi, page_text, serving
+from api_cost_fakes import KEY, CostApi, names_text, page_text, serving
 from aws_fakes import FakeAws
 from conftest import warehouse_state
 from trainledger.cli import cli
-from trainledger.connectors import anthropic_costs, api_costs, api_http, openai_costs
+from trainledger.connectors import anthropic_costs, api_http, api_pages, openai_costs
 from trainledger.core import config as config_module
 from trainledger.core.errors import InputError
 
@@ -69,12 +69,12 @@ ANTHROPIC_BY_WORKSPACE = {"wrkspc_judge": Decimal("27.2377912"), None: Decimal("
 
 
 def test_the_published_examples_read_in_each_providers_unit() -> None:
-    openai = openai_costs.parse(api_costs.loads(OPENAI_EXAMPLE, "example"), "example")
+    openai = openai_costs.parse(api_pages.loads(OPENAI_EXAMPLE, "example"), "example")
     assert [(b.start, b.end) for b in openai.buckets] == [(datetime(2024, 11, 1), datetime(2024, 11, 2))]
     assert openai.buckets[0].costs[0].amount == Decimal("0.06")  # dollars, as the number is written
     assert openai.buckets[0].costs[0].currency == "USD"
     assert (openai.has_more, openai.next_page) == (False, None)
-    anthropic = anthropic_costs.parse(api_costs.loads(ANTHROPIC_EXAMPLE, "example"), "example")
+    anthropic = anthropic_costs.parse(api_pages.loads(ANTHROPIC_EXAMPLE, "example"), "example")
     cost = anthropic.buckets[0].costs[0]
     assert cost.amount == Decimal("1.2378912")  # "123.78912" cents
     assert (cost.resource_id, cost.model, cost.cost_type) == (
@@ -293,8 +293,12 @@ def test_the_admin_key_must_be_in_the_environment(loaded: Path, monkeypatch: pyt
             page_text("openai", OPENAI_DAYS).replace('"end_time": 1793750400', '"end_time": 1793754000'),
             ("data[0]: expected a daily bucket from one UTC midnight to the next",),
         ),
+        (
+            page_text("openai", {date(2026, 11, 3): [("p", "x", "1e26", "usd")]}),
+            ("data[0].results[0].amount.value: expected an amount below 10^26",),
+        ),
     ],
-    ids=["not-json", "anthropic-shape", "amount-as-string", "not-daily"],
+    ids=["not-json", "anthropic-shape", "amount-as-string", "not-daily", "past-decimal-38-12"],
 )
 def test_a_malformed_saved_page_names_its_file_and_place(
     loaded: Path, page: str, expected: tuple[str, ...]
@@ -318,7 +322,7 @@ def test_anthropic_amounts_must_be_strings_of_cents_in_usd(tmp_path: Path) -> No
             else text.replace('"currency": "USD"', wrong, 1)
         )
         with pytest.raises(InputError, match=re.escape(expected)):
-            anthropic_costs.parse(api_costs.loads(text, "p.json"), "p.json")
+            anthropic_costs.parse(api_pages.loads(text, "p.json"), "p.json")
 
 
 @pytest.mark.parametrize(
@@ -379,6 +383,73 @@ def test_mapped_ids_carry_their_labels_and_labels_names_the_unmapped_ones(tmp_pa
     ]
     table = invoke(config, "labels").stdout
     assert "LLM API spend with no labels" in table and "proj_eval" in table
+
+
+def placed(root: Path) -> list[tuple[object, ...]]:
+    con = duckdb.connect(str(root / "ledger.duckdb"), read_only=True)
+    try:
+        return con.execute(
+            "SELECT sub_account_id, project, phase, method, rule, sum(billed_cost) FROM allocations "
+            "GROUP BY ALL ORDER BY ALL"
+        ).fetchall()
+    finally:
+        con.close()
+
+
+def test_a_project_named_as_a_cost_label_labels_its_spend(tmp_path: Path, fast_retries: None) -> None:
+    # proj_rl is named as a cost label; proj_eval too, but the mapping names it, and the mapping wins; the
+    # third project's name is no cost label. Two names a page: the list is read in two pages.
+    names = {"proj_rl": "qwen-coder-train-rl", "proj_eval": "qwen-coder-eval-sft", "proj_x": "Judge sandbox"}
+    api = CostApi("openai", OPENAI_DAYS, names=names, names_page_size=2)
+    with serving(api) as url:
+        extra = 'names_as_labels = true\nlabels = { "proj_eval" = { project = "evals" } }\n'
+        config = configure(tmp_path, "openai-costs", url=url, extra=extra)
+        for command in (("ingest", "--period", "2026-11"), ("attribute",)):
+            result = invoke(config, *command)
+            assert result.exit_code == 0, result.stderr
+    assert placed(tmp_path) == [
+        ("proj_eval", "evals", None, None, "tag", OPENAI_BY_PROJECT["proj_eval"]),
+        ("proj_rl", "qwen-coder", "train", "rl", "tag", OPENAI_BY_PROJECT["proj_rl"]),
+        (None, None, None, None, "unattributed", OPENAI_BY_PROJECT[None]),
+    ]
+    lists = [r for r in api.requests if r.path == "/v1/organization/projects"]
+    assert [(r.values("after"), r.values("include_archived")) for r in lists] == [
+        ([], ["true"]),
+        (["proj_eval"], ["true"]),
+    ]
+    assert {r.headers["authorization"] for r in lists} == {f"Bearer {KEY}"}
+
+
+def test_saved_workspace_names_beside_the_saved_costs_label_their_spend(tmp_path: Path) -> None:
+    pages = tmp_path / "saved"
+    pages.mkdir()
+    (pages / "2026-11.json").write_text(page_text("anthropic", ANTHROPIC_DAYS))
+    (pages / "workspaces.json").write_text(
+        names_text("anthropic", {"wrkspc_judge": "qwen-coder-rollout-rl", "wrkspc_other": "Sandbox"})
+    )
+    config = configure(tmp_path, "anthropic-costs", uri=str(pages), extra="names_as_labels = true\n")
+    for command in (("ingest",), ("attribute",)):
+        assert invoke(config, *command).exit_code == 0
+    assert placed(tmp_path) == [
+        ("wrkspc_judge", "qwen-coder", "rollout", "rl", "tag", ANTHROPIC_BY_WORKSPACE["wrkspc_judge"]),
+        (None, None, None, None, "unattributed", ANTHROPIC_BY_WORKSPACE[None]),
+    ]
+    # Without names_as_labels the list page is still read as names (not as costs), and labels nothing.
+    configure(tmp_path, "anthropic-costs", uri=str(pages))
+    for command in (("ingest",), ("attribute",)):
+        assert invoke(config, *command).exit_code == 0
+    assert {r[4] for r in placed(tmp_path)} == {"unattributed"}
+
+
+def test_names_as_labels_needs_a_composite_key(tmp_path: Path) -> None:
+    pages = tmp_path / "saved"
+    pages.mkdir()
+    (pages / "2026-11.json").write_text(page_text("anthropic", ANTHROPIC_DAYS))
+    config = configure(tmp_path, "anthropic-costs", uri=str(pages), extra="names_as_labels = true\n")
+    config.write_text(config.read_text() + "\n[labels]\ncomposite = []\n")
+    result = invoke(config, "ingest")
+    assert result.exit_code != 0
+    assert "names_as_labels" in result.stderr and "[labels] composite" in result.stderr
 
 
 def test_the_focus_export_names_the_provider_and_its_service_category(tmp_path: Path) -> None:

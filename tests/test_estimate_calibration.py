@@ -94,8 +94,10 @@ def test_no_history_of_the_method_and_gpu_means_no_calibration() -> None:
 def test_estimate_says_it_is_calibrated_and_no_calibration_shows_the_textbook(run, project: Project) -> None:
     project.warehouse.parent.mkdir(parents=True)
     con = duckdb.connect(str(project.warehouse))
-    con.execute("SET TimeZone = 'UTC'")
     from trainledger.core import queries
+    from trainledger.warehouse.connection import session
+
+    session(con)
 
     con.execute(queries.load("schema/warehouse"))
     history(con).close()

@@ -13,6 +13,7 @@ import gzip
 import io
 import json
 import shutil
+from datetime import date
 from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from pathlib import Path
 
@@ -23,6 +24,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 import generate
+from api_cost_fakes import page_text
 from conftest import warehouse_state
 from focus_files import write_focus
 from trainledger.cli import cli
@@ -323,3 +325,41 @@ def test_manual_amounts_past_decimal_38_12_are_refused_with_one_line(
     assert result.exit_code == 1
     assert result.stderr.strip().splitlines()[-1] == f"trainledger: error: {ledger}:{line}, {message}"
     assert warehouse_state(tmp_path / ".trainledger" / "ledger.duckdb") == before
+
+
+def test_llm_api_amounts_with_long_decimals_are_rounded_and_their_residue_recorded(tmp_path: Path) -> None:
+    # OpenAI's amounts are JSON numbers in dollars, Anthropic's decimal strings in cents (tests/api_cost_fakes.py
+    # writes each as the digits given): both may carry more than 12 places, the cents once divided by 100.
+    openai = ["0.000520833333333333", "12.3456789012345678", "0.0000000000025", "40.19"]
+    cents = ["0.00000000025", "123.78912345678901", "2500"]
+    dollars = [str(Decimal(c).scaleb(-2)) for c in cents]  # 2.5E-12, 1.2378912345678901, 25.00
+    (tmp_path / "openai").mkdir()
+    (tmp_path / "anthropic").mkdir()
+    (tmp_path / "openai" / "nov.json").write_text(
+        page_text("openai", {date(2026, 11, 3): [("proj_a", "gpt-4o", v, "usd") for v in openai]})
+    )
+    (tmp_path / "anthropic" / "nov.json").write_text(
+        page_text("anthropic", {date(2026, 11, 3): [("wrkspc_a", "Claude", c) for c in cents]})
+    )
+    configure(
+        tmp_path,
+        '[[sources]]\nname = "oai"\nkind = "openai-costs"\nuri = "openai"\n\n'
+        '[[sources]]\nname = "claude"\nkind = "anthropic-costs"\nuri = "anthropic"\n',
+    )
+    result = trainledger(tmp_path, "ingest")
+    assert result.exit_code == 0, result.stderr
+
+    stored = query(tmp_path, "SELECT source, billed_cost FROM charges ORDER BY source, source_row")
+    assert stored == [("claude", half_even(d)) for d in dollars] + [("oai", half_even(v)) for v in openai]
+    # By hand: 0.000520833333|333333 rounds down (+3.33333e-13); 12.345678901234|5678 rounds up
+    # (-4.322e-13); the tie 0.000000000002|5 goes to the even 2 (+5e-13); 40.19 is kept.
+    openai_residue = exact([written(v) for v in openai]) - exact([half_even(v) for v in openai])
+    assert openai_residue == Decimal("3.33333e-13") + Decimal("-4.322e-13") + Decimal("5e-13")
+    # 0.00000000025 cents = $0.0000000000025, a tie, to 2e-12 (+5e-13); 123.78912345678901 cents =
+    # $1.2378912345678901 to 1.237891234568 (-1.099e-13); 2500 cents = $25 is kept.
+    claude_residue = exact([written(d) for d in dollars]) - exact([half_even(d) for d in dollars])
+    assert claude_residue == Decimal("5e-13") + Decimal("-1.099e-13")
+    assert ledger_entry(tmp_path, "oai")["rounding_residue"] == {
+        "amount.value": {"USD": f"{openai_residue:f}"}
+    }
+    assert ledger_entry(tmp_path, "claude")["rounding_residue"] == {"amount": {"USD": f"{claude_residue:f}"}}

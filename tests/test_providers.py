@@ -8,12 +8,14 @@ import csv
 import json
 import re
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 
 from conftest import Project
 from focus_files import FOCUS_CONFIG, experiment, write_focus
-from trainledger.core import providers, queries
+from trainledger.core import config, providers, queries
+from trainledger.warehouse.connection import open_warehouse
 
 VM = "/subscriptions/0000-1111/resourceGroups/ml/providers/Microsoft.Compute/virtualMachines/gpu-vm-1"
 
@@ -111,11 +113,13 @@ def test_every_name_of_a_provider_gives_its_id() -> None:
     assert [providers.provider_id(n) for n in ("Google Cloud", "GCP")] == ["gcp", "gcp"]
     assert [providers.provider_id(n) for n in ("Oracle", "OCI")] == ["oci", "oci"]
     assert [providers.provider_id(n) for n in ("OpenAI", "Anthropic")] == ["openai", "anthropic"]
+    assert [providers.provider_id(n) for n in ("CoreWeave", " coreweave ")] == ["coreweave"] * 2
+    assert [providers.provider_id(n) for n in ("onprem", "On-premises", "on-prem")] == ["onprem"] * 3
 
 
 def test_a_name_the_table_does_not_know_keeps_a_stable_id() -> None:
-    assert providers.provider_id("CoreWeave") == "coreweave"
-    assert providers.provider_id(" coreweave ") == "coreweave"
+    assert providers.provider_id("Lambda Labs") == "lambda labs"
+    assert providers.provider_id(" lambda labs ") == "lambda labs"
     assert providers.provider_id(None) is None
     assert providers.provider_id("  ") is None
 
@@ -137,3 +141,33 @@ def test_every_provider_a_connector_writes_is_in_the_table() -> None:
     }
     assert written == {"aws", "gcp", "manual"}
     assert written - {"manual"} <= {p.id for p in providers.PROVIDERS}
+
+
+def test_what_a_providers_bill_buys_is_read_by_the_sql_from_the_table(tmp_path: Path) -> None:
+    """One definition: the model APIs are the providers whose spend is llm_api; the session's SQL reads the
+    same flag (the table providers and the macro usage_billed), so no query lists them again."""
+    assert {p.id for p in providers.PROVIDERS if p.spend == providers.LLM_API} == {"openai", "anthropic"}
+    assert [providers.spend_of(p) for p in ("anthropic", "coreweave", "manual", "lambda labs", None)] == [
+        "llm_api",
+        "cloud",
+        "cloud",
+        "cloud",
+        "cloud",
+    ]
+    path = tmp_path / "trainledger.toml"
+    path.write_text('[warehouse]\npath = "ledger.duckdb"\n', encoding="utf-8")
+    with open_warehouse(config.load(path), write=True) as con:
+        rows = con.execute("SELECT provider, spend, usage_billed(provider) FROM providers").fetchall()
+    assert {provider: (spend, api) for provider, spend, api in rows} == {
+        "aws": ("cloud", False),
+        "gcp": ("cloud", False),
+        "azure": ("cloud", False),
+        "oci": ("cloud", False),
+        "openai": ("llm_api", True),
+        "anthropic": ("llm_api", True),
+        "coreweave": ("cloud", False),
+        "onprem": ("cloud", False),
+    }
+    for name in queries.names():
+        text = re.sub(r"--[^\n]*", "", queries.load(name))
+        assert "'openai'" not in text and "'anthropic'" not in text, name

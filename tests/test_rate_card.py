@@ -191,6 +191,10 @@ def test_every_output_marks_the_charges_as_priced_by_trainledger(tmp_path: Path)
     assert all(r["ChargeDescription"].startswith("trainledger rate card: ") for r in focus_rows)
     assert {r["ServiceCategory"] for r in focus_rows} == {"Compute"}
     assert {r["InvoiceId"] for r in focus_rows} == {""}
+    # CoreWeave by its own name, as its FOCUS export writes it, not the id "coreweave".
+    assert {(r["ProviderName"], r["PublisherName"], r["InvoiceIssuerName"]) for r in focus_rows} == {
+        ("CoreWeave", "CoreWeave", "CoreWeave")
+    }
     assert sum(Decimal(r["BilledCost"]) for r in focus_rows) == Decimal("117.71638272")
     report = invoke(config, "report", "--period", "2026-11", "--by", "service", "--format", "csv").stdout
     assert "CoreWeave Kubernetes (priced by trainledger rate card)" in report
@@ -313,6 +317,15 @@ def test_an_owned_cluster_node_hours_go_to_the_job_and_the_rest_is_idle(tmp_path
         ("qwen-coder", "idle", "idle", Decimal("50.00")),
         ("qwen-coder", "train", "time-window", Decimal("50.00")),
     ]
+    postmortem = invoke(config, "reconcile", "slurm-101", "--format", "markdown").stdout
+    assert "priced_by_rate_card: 50.00 USD of the realized cost" in postmortem
+    # An owned cluster is internal infrastructure: FOCUS names its provider by an internal name (FOCUS_Spec,
+    # appendix "Entity Identification Examples", scenario 5.1), here the table's "On-premises".
+    focus_rows = export(tmp_path, config, "--format", "focus")
+    assert {(r["ProviderName"], r["InvoiceIssuerName"]) for r in focus_rows} == {
+        ("On-premises", "On-premises")
+    }
+    assert sum(Decimal(r["BilledCost"]) for r in focus_rows) == Decimal("100.00")  # 8 node hours x 12.50
 
 
 def test_the_readme_and_init_rate_cards_price_as_they_say(tmp_path: Path) -> None:
@@ -388,6 +401,8 @@ def test_spark_splits_the_cluster_hours_as_duckdb_does(tmp_path: Path) -> None:
             result = cli_in(root)(command)
             assert result.exit_code == 0, result.stderr
         engines[engine] = Project(root)
+        postmortem = cli_in(root)("reconcile", "slurm-101", "--format", "markdown").stdout
+        assert "priced_by_rate_card: 50.00 USD of the realized cost" in postmortem
     on_spark = assert_same_allocations(engines, at_least=7)
     # The job's 4 node hours at 12.50, and the 4 idle ones.
     assert (

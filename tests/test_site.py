@@ -184,7 +184,7 @@ def test_waste_by_project_equals_report_by_waste(built: Path, run: Callable[...,
 
 def test_pages_need_no_network(built: Path) -> None:
     pages_found = sorted(built.rglob("*.html"))
-    assert len(pages_found) == 1 + 1 + 5 + 3 + 4  # index, the period's overview, 5 pages, 3 projects, 4 runs
+    assert len(pages_found) == 1 + 1 + 6 + 3 + 4  # index, the period's overview, 6 pages, 3 projects, 4 runs
     for path in pages_found:
         for link in read(path).links:
             assert "://" not in link and not link.startswith("//"), (path, link)

@@ -1,6 +1,6 @@
 -- What the estimator's own history says about utilisation: per finished run and phase, the estimator's
 -- FLOPs next to the realized cloud compute cost (not an off-cloud ledger's, provider manual, nor a model
--- API's, providers openai and anthropic: they bought no GPU hours) and the price and peak the estimate
+-- API's, spend llm_api in the provider table: they bought no GPU hours) and the price and peak the estimate
 -- used, from which implied MFU = FLOPs / (cost / price x 3600 x peak), as reconcile computes it.
 -- Grain: experiment x phase. Only succeeded runs of $method whose estimate was priced on GPU $gpu, in the
 -- estimate's currency, and whose providers' bills reach the run's end (reconciled, not provisional).
@@ -30,7 +30,7 @@ flops AS (
 realized AS (
     SELECT experiment_id, coalesce(phase, 'unknown') AS phase, currency, sum(effective_cost) AS cost
     FROM allocations
-    WHERE cost_category = 'compute' AND provider NOT IN ('manual', 'openai', 'anthropic')
+    WHERE cost_category = 'compute' AND provider <> 'manual' AND NOT usage_billed(provider)
         AND experiment_id IS NOT NULL
     GROUP BY ALL
 ),

@@ -422,11 +422,6 @@ CREATE MACRO IF NOT EXISTS to_units(x) AS
 -- microseconds: timezone('UTC', x) gives the same but asks ICU for each value (0.3 s per 10M rows).
 CREATE MACRO IF NOT EXISTS utc_time(x) AS make_timestamp(epoch_us(CAST(x AS TIMESTAMPTZ)));
 
--- Whether a charge is billed for what was used (an LLM API's tokens: OpenAI, Anthropic) rather than for
--- capacity held: what no run covers of such a charge is not idle (nobody paid for capacity left unused), so it
--- keeps the labels rules 1-3 gave it (SPEC §4 rule 4). Replaced on every open, as the list may grow.
-CREATE OR REPLACE MACRO usage_billed(provider) AS provider IN ('openai', 'anthropic');
-
 -- A charge's kind (table charge_kinds) from its columns; NULLs hash alike, so the columns identify it.
 CREATE MACRO IF NOT EXISTS charge_kind_id(
     source, provider, billing_period, billing_account_id, sub_account_id, service_name, charge_category,

@@ -10,6 +10,12 @@ $1.23', shows the amount rounded; the value is 123.45 cents). The currency is "c
 any other is refused rather than guessed into a unit. Spend of the default workspace has ``workspace_id``
 null. Buckets are daily (``bucket_width=1d``), at most 31 a page; ``page=<next_page>`` asks for the next.
 The admin key goes in ``x-api-key``, with ``anthropic-version: 2023-06-01``.
+
+The workspaces' names (``names_as_labels``): ``GET /v1/organizations/workspaces``
+(platform.claude.com/docs/en/api/admin/workspaces/list) gives ``{"data": [{"type": "workspace", "id",
+"name", "created_at", "archived_at", ...}], "has_more", "first_id", "last_id"}``, ``limit`` 1-1000, the
+next page by ``after_id=<last_id>``, archived workspaces with ``include_archived=true``. The default
+workspace has no id in the cost report, so its spend is mapped by ``default`` only.
 """
 
 from __future__ import annotations
@@ -19,8 +25,8 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from trainledger.connectors import api_costs
-from trainledger.connectors.api_costs import Bucket, Cost, Page, expect, optional_text
+from trainledger.connectors import api_costs, api_pages
+from trainledger.connectors.api_pages import Cost, Names, Page, Shape, bounded, expect, optional_text
 from trainledger.connectors.contract import Delivery, Example, Staged
 from trainledger.core import providers
 from trainledger.core.config import Config
@@ -30,6 +36,7 @@ from trainledger.core.reporter import Reporter
 from trainledger.warehouse.connection import Connection
 
 LIMIT = 31  # buckets per page, the most the cost report gives
+NAMES_LIMIT = 1000  # workspaces per page, the most the list gives
 VERSION = "2023-06-01"
 # The amount's unit: the lowest unit of the currency. Only USD is documented (cents).
 MINOR_UNITS = {"USD": 2}
@@ -54,6 +61,11 @@ def _params(start: datetime, end: datetime, token: str | None) -> list[tuple[str
         ("limit", str(LIMIT)),
     ]
     return params + ([("page", token)] if token else [])
+
+
+def _names_params(after: str | None) -> list[tuple[str, str]]:
+    params = [("limit", str(NAMES_LIMIT)), ("include_archived", "true")]
+    return params + ([("after_id", after)] if after else [])
 
 
 def _time(value: Any, file: str, where: str) -> datetime:
@@ -88,9 +100,12 @@ def _cost(result: Any, file: str, where: str) -> Cost:
         item=optional_text(result, "description", file, where),
         model=optional_text(result, "model", file, where),
         cost_type=optional_text(result, "cost_type", file, where),
-        amount=Decimal(text).scaleb(-MINOR_UNITS[currency]),
+        amount=bounded(Decimal(text).scaleb(-MINOR_UNITS[currency]), file, f"{where}.amount"),
         currency=currency,
     )
+
+
+SHAPE = Shape("starting_at", "ending_at", _time, _cost)
 
 
 def parse(page: Any, file: str) -> Page:
@@ -102,18 +117,12 @@ def parse(page: Any, file: str) -> Page:
             f"{file}: object: expected an Anthropic cost report page (it has no 'object' key), got "
             f"{page['object']!r} (an OpenAI page?)"
         )
-    buckets = []
-    for index, raw in enumerate(expect(page.get("data"), list, file, "data", "a list of buckets")):
-        where = f"data[{index}]"
-        bucket = expect(raw, dict, file, where, "a bucket object")
-        start = _time(bucket.get("starting_at"), file, f"{where}.starting_at")
-        end = _time(bucket.get("ending_at"), file, f"{where}.ending_at")
-        api_costs.daily(start, end, file, where)
-        results = expect(bucket.get("results"), list, file, f"{where}.results", "a list of results")
-        costs = [_cost(r, file, f"{where}.results[{n}]") for n, r in enumerate(results)]
-        buckets.append(Bucket(start, end, costs, file, where))
-    has_more, token = api_costs.paging(page, file)
-    return Page(buckets, has_more, token)
+    return api_pages.read_costs(page, file, SHAPE)
+
+
+def parse_names(page: Any, file: str) -> Names:
+    """A workspaces list page's ids and names."""
+    return api_pages.read_names(page, file, ("type", "workspace"))
 
 
 API = api_costs.Api(
@@ -121,11 +130,15 @@ API = api_costs.Api(
     provider=providers.ANTHROPIC.id,
     service="Anthropic API",
     resource_type="workspace",
+    amount_column="amount",
     base_url="https://api.anthropic.com",
     path="/v1/organizations/cost_report",
     headers=_headers,
     params=_params,
     parse=parse,
+    names_path="/v1/organizations/workspaces",
+    names_params=_names_params,
+    parse_names=parse_names,
 )
 
 Options = api_costs.ApiCostOptions
@@ -135,6 +148,7 @@ EXAMPLE = Example(
     (
         '# uri = "anthropic-costs/"  # instead of api_key_env: the cost report pages a cron job saved (file, folder, s3://, gs://)',
         'labels = { "wrkspc_01Judge" = { project = "qwen-coder" }, "default" = "qwen-coder-eval-sft" }',
+        "# names_as_labels = true  # a workspace named as a cost label (qwen-coder-train-rl) labels its spend",
         "# timeout_s = 60                      # per request; retries = 3 on 429, 5xx and timeouts",
     ),
     ('api_key_env = "ANTHROPIC_ADMIN_KEY"  # the variable holding the admin key (never the key itself)',),

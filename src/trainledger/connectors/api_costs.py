@@ -2,14 +2,15 @@
 or from the same response pages saved as JSON by a team's cron job (a file, a folder, ``s3://``, ``gs://``).
 
 What the two kinds share (``openai_costs.py``, ``anthropic_costs.py`` each describe their API as an
-:class:`Api`: where it is, how a page looks, what unit its amounts are in): the keys, the paging, the
-mapping of project / workspace ids to the label scheme, and loading a month. The billing period is the
-bucket's UTC month; each month is a delivery, versioned by its content (and the mapping), so a re-pull that
-changed replaces the month and an unchanged one is skipped.
+:class:`Api`: where it is, how a page looks, what unit its amounts are in): the keys, the paging, and loading
+a month; reading a page is ``api_pages.py``, the labels a cost carries ``api_labels.py``. The billing period
+is the bucket's UTC month; each month is a delivery, versioned by its content (and the labels), so a re-pull
+that changed replaces the month and an unchanged one is skipped.
 
-Money is exact: each page is parsed with ``parse_float=Decimal`` (a number's digits as written), never a
-float. An admin key is read from the environment variable the config names, sent in a header and nowhere
-else (``core/redaction.py`` masks its value in every message).
+Money is exact: an amount is the Decimal of its digits as written, rounded half-even to 12 places as every
+bill's money is, with the residue (the sum as written minus the sum stored) recorded per month, money
+column and currency (``connectors/rounding.py``). An admin key is read from the environment variable the
+config names, sent in a header and nowhere else (``core/redaction.py`` masks its value in every message).
 """
 
 from __future__ import annotations
@@ -21,39 +22,27 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
-from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from trainledger.connectors import api_http, bill_loader, sql_slots
+from trainledger.connectors import api_http, api_pages, bill_loader, rounding, sql_slots
+from trainledger.connectors.api_labels import DEFAULT_KEY, LabelMap, composite_names, tags_for
+from trainledger.connectors.api_pages import Bucket, Names, Page
 from trainledger.connectors.contract import Delivery, Staged
 from trainledger.core import queries
 from trainledger.core.config import Config
-from trainledger.core.config_labels import LabelsConfig
-from trainledger.core.config_types import Retries, Seconds, SourceConfig, SourceOptions, Strict
-from trainledger.core.errors import ConfigError, InputError, SourceError
-from trainledger.core.money import SCALE
+from trainledger.core.config_types import Retries, Seconds, SourceConfig, SourceOptions
+from trainledger.core.errors import InputError, SourceError
+from trainledger.core.money import rounded
 from trainledger.core.reporter import Reporter
 from trainledger.warehouse.connection import Connection
 
-DEFAULT_KEY = "default"  # the mapping's key for spend the provider reports without a project / workspace id
 MAX_PAGES = 1000  # a month is at most 31 daily buckets: far more pages than that is a paging loop
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_PLACES = Decimal(1).scaleb(-SCALE)
-_HALF_CENT = Decimal("0.005")
 PAGE_SUFFIXES = (".json", ".jsonl")
-
-
-class LabelMap(Strict):
-    """Labels given key by key: at least a project; phase, method and experiment as far as they are fixed."""
-
-    project: str
-    phase: str | None = None
-    method: str | None = None
-    experiment: str | None = None
 
 
 class ApiCostOptions(SourceOptions):
@@ -66,6 +55,7 @@ class ApiCostOptions(SourceOptions):
     )
     api_base: str | None = None  # the API's base URL when not the provider's (a proxy, a test's fake)
     labels: dict[str, str | LabelMap] = Field(default_factory=dict)  # id (or "default") -> cost label
+    names_as_labels: bool = False  # a project's / workspace's name that is a cost label labels its spend
     timeout_s: Seconds = 60.0  # per request: to connect, and for each read
     retries: Retries = 3  # after the first attempt, on 429, 5xx and timeouts, with backoff
 
@@ -101,34 +91,6 @@ class ApiCostOptions(SourceOptions):
 
 
 @dataclass(frozen=True)
-class Cost:
-    """One result of a bucket: a project's / workspace's cost for one line item, in currency units."""
-
-    resource_id: str | None
-    item: str | None  # OpenAI line_item, Anthropic description
-    model: str | None
-    cost_type: str | None
-    amount: Decimal
-    currency: str  # ISO 4217, upper case
-
-
-@dataclass(frozen=True)
-class Bucket:
-    start: datetime  # UTC, naive
-    end: datetime
-    costs: list[Cost]
-    file: str  # the saved page or the request it came from
-    where: str  # its place in the page, for messages
-
-
-@dataclass(frozen=True)
-class Page:
-    buckets: list[Bucket]
-    has_more: bool
-    next_page: str | None
-
-
-@dataclass(frozen=True)
 class Api:
     """One provider's cost API, as the shared code needs it."""
 
@@ -136,11 +98,15 @@ class Api:
     provider: str  # the provider id every input and output uses
     service: str  # the charges' service name
     resource_type: str  # what its ids name: "project", "workspace"
+    amount_column: str  # where a page writes an amount, for the rounding residue ("amount.value")
     base_url: str
     path: str
     headers: Callable[[str], dict[str, str]]  # the admin key -> request headers
     params: Callable[[datetime, datetime, str | None], list[tuple[str, str]]]  # start, end, page token
     parse: Callable[[Any, str], Page]  # a decoded page and where it came from -> its buckets (InputError)
+    names_path: str  # the list of the organization's projects / workspaces, with their names
+    names_params: Callable[[str | None], list[tuple[str, str]]]  # the last id of the page before
+    parse_names: Callable[[Any, str], Names]
 
 
 @dataclass
@@ -158,63 +124,12 @@ class Month:
         return [self.buckets[k] for k in sorted(self.buckets)]
 
 
-# ---------------------------------------------------------------------------------------------------------
-# Reading a page: the checks both providers' parsers share. Each names the page and the place in it.
-# ---------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Pull:
+    """What a month's delivery stages: its rows, and what rounding their amounts to 12 places took away."""
 
-
-def loads(text: str, file: str) -> Any:
-    """A page's JSON with every non-integer number as the Decimal of its digits; NaN and Infinity refused."""
-
-    def constant(name: str) -> Any:
-        raise ValueError(f"{name} is not a number JSON allows")
-
-    try:
-        return json.loads(text, parse_float=Decimal, parse_constant=constant)
-    except ValueError as exc:
-        raise InputError(
-            f"{file}: not a JSON response page ({exc}); expected one page of the cost API"
-        ) from None
-
-
-def expect(value: Any, kind: type | tuple[type, ...], file: str, where: str, what: str) -> Any:
-    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-        raise InputError(f"{file}: {where}: expected {what}, got {_shown(value)}")
-    return value
-
-
-def optional_text(record: dict[str, Any], key: str, file: str, where: str) -> str | None:
-    value = record.get(key)
-    if value is not None and not isinstance(value, str):
-        raise InputError(f"{file}: {where}.{key}: expected a string or null, got {_shown(value)}")
-    return value
-
-
-def paging(page: dict[str, Any], file: str) -> tuple[bool, str | None]:
-    """``has_more`` and ``next_page``; a page claiming more data without a token to ask for it is refused."""
-    has_more = expect(page.get("has_more"), bool, file, "has_more", "true or false")
-    token = optional_text(page, "next_page", file, "page")
-    if has_more and not token:
-        raise InputError(
-            f"{file}: has_more is true but next_page is {_shown(token)}; expected the token of the next page"
-        )
-    return has_more, token if has_more else None
-
-
-def daily(start: datetime, end: datetime, file: str, where: str) -> None:
-    """A bucket must be one UTC day, midnight to midnight: the period is its month, the split is by day."""
-    if end - start != timedelta(days=1) or start.time() != datetime.min.time():
-        raise InputError(
-            f"{file}: {where}: expected a daily bucket from one UTC midnight to the next, got "
-            f"{start:%Y-%m-%dT%H:%M:%SZ} to {end:%Y-%m-%dT%H:%M:%SZ}"
-        )
-
-
-def _shown(value: Any) -> str:
-    if value is None:
-        return "null"
-    text = json.dumps(value, default=str)
-    return text if len(text) <= 60 else text[:57] + "..."
+    rows: list[tuple[Any, ...]]
+    residues: rounding.Residues
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -246,20 +161,26 @@ def admin_key(source: SourceConfig, options: ApiCostOptions) -> str:
     return key
 
 
+def _get(source: SourceConfig, options: ApiCostOptions, api: Api, url: str) -> Any:
+    headers = api.headers(admin_key(source, options))
+    text = api_http.get_text(source.name, url, headers, timeout_s=options.timeout_s, retries=options.retries)
+    return api_pages.loads(text, url)
+
+
+def _base(options: ApiCostOptions, api: Api) -> str:
+    return (options.api_base or api.base_url).rstrip("/")
+
+
 def fetch_month(source: SourceConfig, options: ApiCostOptions, api: Api, period: str) -> Month:
     """Every page of one month from the API, following ``next_page``; a bucket outside the month asked
     for is refused (it would be loaded into the wrong period)."""
     start, end = month_bounds(period)
-    headers = api.headers(admin_key(source, options))
-    base = (options.api_base or api.base_url).rstrip("/") + api.path
+    base = _base(options, api) + api.path
     month = Month(period)
     token: str | None = None
     for _ in range(MAX_PAGES):
         url = base + "?" + urlencode(api.params(start, end, token))
-        text = api_http.get_text(
-            source.name, url, headers, timeout_s=options.timeout_s, retries=options.retries
-        )
-        page = api.parse(loads(text, url), url)
+        page = api.parse(_get(source, options, api, url), url)
         for bucket in page.buckets:
             if not start <= bucket.start < end:
                 raise InputError(
@@ -273,6 +194,22 @@ def fetch_month(source: SourceConfig, options: ApiCostOptions, api: Api, period:
     raise SourceError(
         f"source {source.name!r}: {base}: more than {MAX_PAGES} pages for {period}; expected paging to end"
     )
+
+
+def fetch_names(source: SourceConfig, options: ApiCostOptions, api: Api) -> dict[str, str]:
+    """The organization's projects / workspaces (archived ones too: their spend may be in the month) by id,
+    with their names, following the ``last_id`` cursor."""
+    base = _base(options, api) + api.names_path
+    names: dict[str, str] = {}
+    after: str | None = None
+    for _ in range(MAX_PAGES):
+        url = base + "?" + urlencode(api.names_params(after))
+        page = api.parse_names(_get(source, options, api, url), url)
+        names.update(page.names)
+        if not page.has_more:
+            return names
+        after = page.last_id
+    raise SourceError(f"source {source.name!r}: {base}: more than {MAX_PAGES} pages; expected paging to end")
 
 
 def saved_pages(source: SourceConfig, config: Config, uri: str, reporter: Reporter) -> list[tuple[str, str]]:
@@ -311,54 +248,43 @@ def _read(path: Path) -> str:
 
 def saved_months(
     source: SourceConfig, config: Config, options: ApiCostOptions, api: Api, reporter: Reporter
-) -> list[Month]:
+) -> tuple[list[Month], dict[str, str]]:
+    """The months of the saved cost pages, and the names of the saved list pages among them (the projects /
+    workspaces list a cron job saved beside the costs)."""
     months: dict[str, Month] = {}
+    names: dict[str, str] = {}
     for name, text in saved_pages(source, config, options.uri or "", reporter):
-        for bucket in api.parse(loads(text, name), name).buckets:
+        page = api_pages.loads(text, name)
+        if api_pages.is_names_page(page):
+            names.update(api.parse_names(page, name).names)
+            continue
+        for bucket in api.parse(page, name).buckets:
             period = bucket.start.strftime("%Y-%m")
             months.setdefault(period, Month(period)).add(bucket)
-    return [months[p] for p in sorted(months)]
+    return [months[p] for p in sorted(months)], names
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Labels, deliveries and staging.
+# Deliveries and staging.
 # ---------------------------------------------------------------------------------------------------------
 
 
-def tags_for(resource_id: str | None, options: ApiCostOptions, labels: LabelsConfig) -> dict[str, str]:
-    """The tags a cost of this project / workspace carries: its mapping written with the first configured
-    key of each label (a cost label under the composite key), or none (unattributed, reported by `labels`)."""
-    mapped = options.labels.get(resource_id if resource_id is not None else DEFAULT_KEY)
-    if mapped is None:
-        return {}
-    if isinstance(mapped, str):
-        if not labels.composite:
-            raise ConfigError("a cost label in a source's labels needs a composite key in [labels] composite")
-        return {labels.composite[0]: mapped}
-    given = (
-        (labels.project, mapped.project),
-        (labels.phase, mapped.phase),
-        (labels.method, mapped.method),
-        (labels.experiment, mapped.experiment),
-    )
-    return {keys[0]: value for keys, value in given if keys and value}
-
-
-def _rows(
-    month: Month, options: ApiCostOptions, labels: LabelsConfig
-) -> tuple[list[tuple[Any, ...]], Decimal]:
-    """The staged rows of a month (file, row in file, ...) and what rounding to 12 places took away."""
+def _pull(month: Month, api: Api, options: ApiCostOptions, config: Config, named: dict[str, str]) -> Pull:
+    """The staged rows of a month (file, row in file, ...), each amount rounded half-even to 12 places, and
+    the residue of that rounding by currency (exactly: the sum of each amount as written minus as stored)."""
     rows: list[tuple[Any, ...]] = []
-    residue = Decimal(0)
+    taken: dict[str, list[Any]] = {}
     numbers: dict[str, int] = {}
     for bucket in month.ordered():
         for cost in bucket.costs:
             row_no = numbers[bucket.file] = numbers.get(bucket.file, 0) + 1
-            amount = cost.amount.quantize(_PLACES, rounding=ROUND_HALF_EVEN)
-            residue += cost.amount - amount
+            amount = rounded(cost.amount)
+            if amount != cost.amount:
+                taken.setdefault(cost.currency, []).append(cost.amount - amount)
             identity = " ".join(
                 (f"{bucket.start:%Y-%m-%d}", cost.resource_id or DEFAULT_KEY, cost.item or "-")
             )
+            tags = tags_for(cost.resource_id, options.labels, config.labels, named)
             rows.append(
                 (
                     bucket.file,
@@ -371,11 +297,12 @@ def _rows(
                     cost.cost_type,
                     amount,
                     cost.currency,
-                    json.dumps(tags_for(cost.resource_id, options, labels), sort_keys=True),
+                    json.dumps(tags, sort_keys=True),
                     identity,
                 )
             )
-    return rows, residue
+    by_currency = {currency: rounding.exact_total(parts) for currency, parts in sorted(taken.items())}
+    return Pull(rows, {month.period: {api.amount_column: by_currency}} if by_currency else {})
 
 
 def _version(rows: Iterable[tuple[Any, ...]]) -> str:
@@ -393,24 +320,20 @@ def deliveries(
     every month they hold (or ``period``)."""
     options = source.options_as(ApiCostOptions)
     if options.uri is not None:
-        months = [
-            m for m in saved_months(source, config, options, api, reporter) if period in (None, m.period)
-        ]
+        months, names = saved_months(source, config, options, api, reporter)
+        months = [m for m in months if period in (None, m.period)]
     else:
         wanted = [period] if period else default_periods(datetime.now(UTC).date())
         months = []
         for p in wanted:
             reporter.step(f"{source.name}: reading {api.provider} costs for {p}")
             months.append(fetch_month(source, options, api, p))
+        names = fetch_names(source, options, api) if options.names_as_labels else {}
+    named = composite_names(names, config.labels) if options.names_as_labels else {}
     found = []
     for month in months:
-        rows, residue = _rows(month, options, config.labels)
-        if abs(residue) >= _HALF_CENT:
-            reporter.warn(
-                f"{source.name} {month.period}: amounts carry more than {SCALE} decimal places; rounding "
-                f"them changed the month's total by {residue}"
-            )
-        found.append(Delivery(month.period, _version(rows), rows))
+        pull = _pull(month, api, options, config, named)
+        found.append(Delivery(month.period, _version(pull.rows), pull))
     return found
 
 
@@ -418,11 +341,11 @@ def stage(
     api: Api, con: Connection, source: SourceConfig, config: Config, delivery: Delivery, reporter: Reporter
 ) -> Staged:
     """The month's checked rows into ``api_cost_rows``, normalised once into ``staged_charges``."""
-    rows: list[tuple[Any, ...]] = delivery.ref
-    reporter.detail(f"{source.name} {delivery.period}: {len(rows)} cost result(s)")
+    pull: Pull = delivery.ref
+    reporter.detail(f"{source.name} {delivery.period}: {len(pull.rows)} cost result(s)")
     sql_slots.run_filled(con, "ingest/api_cost_rows")
-    if rows:
-        con.executemany(queries.load("ingest/insert_api_cost_row"), rows)
+    if pull.rows:
+        con.executemany(queries.load("ingest/insert_api_cost_row"), pull.rows)
     params = {
         "source": source.name,
         "provider": api.provider,
@@ -430,5 +353,5 @@ def stage(
         "resource_type": api.resource_type,
     }
     bill_loader.stage_table(con, "ingest/normalize_api_costs", params)
-    files = sorted({row[0] for row in rows})
-    return Staged(files, periods=[delivery.period] if delivery.period else [])
+    files = sorted({row[0] for row in pull.rows})
+    return Staged(files, periods=[delivery.period] if delivery.period else [], residues=lambda: pull.residues)

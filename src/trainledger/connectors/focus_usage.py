@@ -63,7 +63,7 @@ def _files(source: SourceConfig, config: Config) -> list[Path]:
 def deliveries(
     source: SourceConfig, config: Config, period: str | None, reporter: Reporter
 ) -> list[Delivery]:
-    """One delivery: every file, versioned by their content and the rate card; the rows name the periods."""
+    """One delivery: every file, versioned by their content and the rate card; the rows name the bill_loader."""
     files = _files(source, config)
     digest = hashlib.sha256(RateCard(config.rates, "sku").fingerprint().encode())
     for path in files:

@@ -10,7 +10,7 @@ import io
 import json
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from decimal import ROUND_HALF_EVEN, Decimal, localcontext
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ from trainledger.core.config import Config
 from trainledger.core.config_types import SourceConfig
 from trainledger.core.errors import InputError
 from trainledger.core.labels import LabelScheme, canonical_value
-from trainledger.core.money import PICO, to_decimal
+from trainledger.core.money import MONEY_BOUND, rounded, to_decimal
 from trainledger.core.reporter import Reporter
 from trainledger.core.vocabulary import CATEGORIES
 from trainledger.warehouse.connection import Connection
@@ -43,7 +43,6 @@ FIELDS = (
     "reference",
 )
 REQUIRED = ("amount", "currency", "project", "category")
-MONEY_BOUND = Decimal(10) ** 26  # DECIMAL(38, 12) holds less, and so must every total of a ledger's amounts
 Options = LocalFiles
 EXAMPLE = Example("offcloud-ledger.csv", "off-cloud charges: a CSV or JSON Lines ledger")
 
@@ -213,12 +212,6 @@ def stage(
     held = sql_slots.run_filled(con, "ingest/source_periods", {"source": source.name}).fetchall()
     stale = [p for (p,) in held if p not in found]
     return Staged([str(path)], periods=found + stale, residues=lambda: _residues(rows, written))
-
-
-def rounded(amount: Decimal) -> Decimal:
-    """An amount rounded half-even to 12 decimal places, as every bill's money is (SPEC §2)."""
-    with localcontext(prec=60):  # below 10^26 with 12 places: 38 digits, never rounded by the context
-        return amount.quantize(PICO, rounding=ROUND_HALF_EVEN)
 
 
 def _check_sum(rows: list[LedgerRow]) -> None:

@@ -8,6 +8,12 @@ example): a page is ``{"object": "page", "data": [bucket...], "has_more", "next_
 "project_id"}``. The value is a JSON number in the currency itself (dollars: 0.06 is six cents), the
 currency a lowercase ISO 4217 code. Only ``bucket_width=1d`` exists; ``limit`` is 1-180 buckets; the next
 page is asked for with ``page=<next_page>``. The admin key goes in ``Authorization: Bearer``.
+
+The projects' names (``names_as_labels``): ``GET /v1/organization/projects``
+(platform.openai.com/docs/api-reference/projects/list) gives ``{"object": "list", "data": [{"id",
+"object": "organization.project", "name", "created_at", "archived_at", "status"}], "first_id", "last_id",
+"has_more"}``, ``limit`` 1-100, the next page by ``after=<last_id>``, archived projects with
+``include_archived=true``.
 """
 
 from __future__ import annotations
@@ -16,8 +22,8 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from trainledger.connectors import api_costs
-from trainledger.connectors.api_costs import Bucket, Cost, Page, expect, optional_text
+from trainledger.connectors import api_costs, api_pages
+from trainledger.connectors.api_pages import Cost, Names, Page, Shape, bounded, expect, optional_text
 from trainledger.connectors.contract import Delivery, Example, Staged
 from trainledger.core import providers
 from trainledger.core.config import Config
@@ -28,6 +34,7 @@ from trainledger.core.reporter import Reporter
 from trainledger.warehouse.connection import Connection
 
 LIMIT = 31  # buckets per page: a month in one page (the API allows 1-180)
+NAMES_LIMIT = 100  # projects per page, the most the list gives
 
 
 def _headers(key: str) -> dict[str, str]:
@@ -44,6 +51,11 @@ def _params(start: datetime, end: datetime, token: str | None) -> list[tuple[str
         ("limit", str(LIMIT)),
     ]
     return params + ([("page", token)] if token else [])
+
+
+def _names_params(after: str | None) -> list[tuple[str, str]]:
+    params = [("limit", str(NAMES_LIMIT)), ("include_archived", "true")]
+    return params + ([("after", after)] if after else [])
 
 
 def _time(value: Any, file: str, where: str) -> datetime:
@@ -72,16 +84,17 @@ def _cost(result: Any, file: str, where: str) -> Cost:
         raise InputError(
             f"{file}: {where}.amount.currency: expected an ISO 4217 currency code such as 'usd', got {currency!r}"
         )
-    if not Decimal(value).is_finite():
-        raise InputError(f"{file}: {where}.amount.value: expected a finite number, got {value}")
     return Cost(
         resource_id=optional_text(result, "project_id", file, where),
         item=optional_text(result, "line_item", file, where),
         model=None,
         cost_type=None,
-        amount=Decimal(value),
+        amount=bounded(Decimal(value), file, f"{where}.amount.value"),
         currency=currency.upper(),
     )
+
+
+SHAPE = Shape("start_time", "end_time", _time, _cost, bucket_object="bucket")
 
 
 def parse(page: Any, file: str) -> Page:
@@ -92,20 +105,12 @@ def parse(page: Any, file: str) -> Page:
         raise InputError(
             f"{file}: object: expected 'page' (an OpenAI Costs API page), got {page.get('object')!r}"
         )
-    buckets = []
-    for index, raw in enumerate(expect(page.get("data"), list, file, "data", "a list of buckets")):
-        where = f"data[{index}]"
-        bucket = expect(raw, dict, file, where, "a bucket object")
-        if bucket.get("object", "bucket") != "bucket":
-            raise InputError(f"{file}: {where}.object: expected 'bucket', got {bucket['object']!r}")
-        start = _time(bucket.get("start_time"), file, f"{where}.start_time")
-        end = _time(bucket.get("end_time"), file, f"{where}.end_time")
-        api_costs.daily(start, end, file, where)
-        results = expect(bucket.get("results"), list, file, f"{where}.results", "a list of results")
-        costs = [_cost(r, file, f"{where}.results[{n}]") for n, r in enumerate(results)]
-        buckets.append(Bucket(start, end, costs, file, where))
-    has_more, token = api_costs.paging(page, file)
-    return Page(buckets, has_more, token)
+    return api_pages.read_costs(page, file, SHAPE)
+
+
+def parse_names(page: Any, file: str) -> Names:
+    """A projects list page's ids and names."""
+    return api_pages.read_names(page, file, ("object", "organization.project"))
 
 
 API = api_costs.Api(
@@ -113,11 +118,15 @@ API = api_costs.Api(
     provider=providers.OPENAI.id,
     service="OpenAI API",
     resource_type="project",
+    amount_column="amount.value",
     base_url="https://api.openai.com",
     path="/v1/organization/costs",
     headers=_headers,
     params=_params,
     parse=parse,
+    names_path="/v1/organization/projects",
+    names_params=_names_params,
+    parse_names=parse_names,
 )
 
 Options = api_costs.ApiCostOptions
@@ -127,6 +136,7 @@ EXAMPLE = Example(
     (
         '# uri = "openai-costs/"  # instead of api_key_env: the Costs API pages a cron job saved (file, folder, s3://, gs://)',
         'labels = { "proj_abc123" = "qwen-coder-rollout-rl", "proj_def456" = { project = "qwen-coder" } }',
+        "# names_as_labels = true  # a project named as a cost label (qwen-coder-train-rl) labels its spend",
         "# timeout_s = 60                   # per request; retries = 3 on 429, 5xx and timeouts",
     ),
     ('api_key_env = "OPENAI_ADMIN_KEY"  # the variable holding the admin key (never the key itself)',),

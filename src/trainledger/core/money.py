@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation, localcontext
 
 SQL_TYPE = "DECIMAL(38, 12)"
 SCALE = 12
 PICO = Decimal("1e-12")  # one unit of the last place DECIMAL(38, 12) keeps
 ZERO = Decimal(0)
 CENT = Decimal("0.01")  # what people read money to, and what `export --cents` rounds to
+
+MONEY_BOUND = Decimal(10) ** 26  # DECIMAL(38, 12) holds less, and so must every total of a bill's amounts
+
+
+def rounded(amount: Decimal) -> Decimal:
+    """An amount rounded half-even to 12 decimal places, as every bill's money is (SPEC §2)."""
+    with localcontext(prec=60):  # below 10^26 with 12 places: 38 digits, never rounded by the context
+        return amount.quantize(PICO, rounding=ROUND_HALF_EVEN)
 
 
 def to_decimal(value: object) -> Decimal:

@@ -2,14 +2,16 @@
 
 A provider has an id (``aws``, ``gcp``, ``azure``, ...: what charges, the inventory and the experiment log's
 ``provider`` carry), the name FOCUS files write for it (``ProviderName`` in FOCUS 1.0-1.2, its replacement
-``ServiceProviderName`` in 1.3: ``Microsoft`` for Azure), the other names bills and people use for it, and the
-cost-category rules of its services. Names match whatever their case and surrounding spaces; a name the
-table does not know keeps a stable id, itself lowercased, so two files naming the same unknown cloud agree.
+``ServiceProviderName`` in 1.3: ``Microsoft`` for Azure), the other names bills and people use for it, what its
+bill buys (``spend``: capacity, or a model API's tokens) and the cost-category rules of its services. Names
+match whatever their case and surrounding spaces; a name the table does not know keeps a stable id, itself
+lowercased, so two files naming the same unknown cloud agree.
 
 SQL reads the table as temporary tables of every DuckDB session (``queries/schema/providers.sql`` and
 ``provider_aliases.sql``, filled from here when the warehouse is opened): the session's macro
 ``provider_id`` (``schema/provider_id.sql``) maps a bill's name to the id, the FOCUS export maps the id back
-to the FOCUS name.
+to the FOCUS name, and attribution (the macro ``usage_billed``, ``schema/usage_billed.sql``) and reconcile
+read each provider's ``spend`` there.
 
 A category rule is ``(service fragment, usage-type fragment, category)``; both fragments are lowercase
 substrings ("" matches anything). A provider's rules apply to its own charges, ``SHARED_RULES`` to every
@@ -24,6 +26,12 @@ from typing import Any
 
 Rule = tuple[str, str, str]
 
+# What a provider's bill buys (its ``spend``): capacity held (GPU hours, storage, ...: a cloud, a GPU cloud, an
+# owned cluster, an off-cloud ledger), or a model API's tokens used. A model API's charge is not idle where no
+# run covers it (nobody paid for capacity left unused), buys no GPU hours, and is the realized side of the
+# estimate's LLM API lines.
+CLOUD, LLM_API = "cloud", "llm_api"
+
 
 @dataclass(frozen=True)
 class Provider:
@@ -31,6 +39,7 @@ class Provider:
     focus_name: str  # FOCUS ProviderName (1.0-1.2) and ServiceProviderName (1.3) as the provider writes it
     aliases: tuple[str, ...] = ()  # other names its bills, exports and users give it
     rules: tuple[Rule, ...] = ()  # cost categories of its services (attribution/categories.py)
+    spend: str = CLOUD  # LLM_API: a model API, billed for the tokens used
 
     def names(self) -> tuple[str, ...]:
         """Every name that means this provider, lowercased: its id, its FOCUS name and its aliases."""
@@ -152,10 +161,18 @@ GCP = Provider(
 # Azure's and OCI's FOCUS exports say what each service is in ServiceCategory, which comes before any rule.
 AZURE = Provider("azure", "Microsoft", ("Azure", "Microsoft Azure", "Microsoft Corporation"))
 OCI = Provider("oci", "Oracle", ("Oracle Cloud Infrastructure", "Oracle Cloud"))
-OPENAI = Provider("openai", "OpenAI", ("OpenAI, Inc.",))
-ANTHROPIC = Provider("anthropic", "Anthropic", ("Anthropic, PBC",))
+OPENAI = Provider("openai", "OpenAI", ("OpenAI, Inc.",), spend=LLM_API)
+ANTHROPIC = Provider("anthropic", "Anthropic", ("Anthropic, PBC",), spend=LLM_API)
+# Usage priced by the rate card (connectors/rated.py). CoreWeave's FOCUS Billing Export API (FOCUS 1.2, public
+# preview since September 2026; docs.coreweave.com/billing/focus-export-api) is CoreWeave's data, so its
+# ProviderName is the company's own name. An owned cluster's provider is, in FOCUS's words, an "Internal
+# Name" (FOCUS_Spec appendix/entity_identification.md, scenario 5.1: internal infrastructure running
+# on-premises, the same name as service provider, invoice issuer and host): "On-premises" unless the source
+# names its own provider.
+COREWEAVE = Provider("coreweave", "CoreWeave", ("CoreWeave, Inc.",))
+ONPREM = Provider("onprem", "On-premises", ("on-prem", "on premises"))
 
-PROVIDERS: tuple[Provider, ...] = (AWS, GCP, AZURE, OCI, OPENAI, ANTHROPIC)
+PROVIDERS: tuple[Provider, ...] = (AWS, GCP, AZURE, OCI, OPENAI, ANTHROPIC, COREWEAVE, ONPREM)
 
 # Rules that hold for every provider's charges: words any bill may use.
 SHARED_RULES: tuple[Rule, ...] = (
@@ -192,14 +209,25 @@ def by_id(provider: str | None) -> Provider | None:
     return _BY_ID.get(provider or "")
 
 
+def spend_of(provider: str | None) -> str:
+    """What a provider's bill buys (``CLOUD`` or ``LLM_API``); a provider the table does not know, or an
+    off-cloud ledger (``manual``), holds capacity."""
+    found = by_id(provider)
+    return found.spend if found else CLOUD
+
+
 def alias_rows() -> dict[str, list[str]]:
     """Every name of every provider with its id, as the parameters of ``schema/provider_aliases``."""
     return {"alias": list(_BY_NAME), "provider": list(_BY_NAME.values())}
 
 
 def provider_rows() -> dict[str, list[str]]:
-    """Each provider's id and FOCUS name, as the parameters of ``schema/providers``."""
-    return {"provider": [p.id for p in PROVIDERS], "focus_name": [p.focus_name for p in PROVIDERS]}
+    """Each provider's id, FOCUS name and spend, as the parameters of ``schema/providers``."""
+    return {
+        "provider": [p.id for p in PROVIDERS],
+        "focus_name": [p.focus_name for p in PROVIDERS],
+        "spend": [p.spend for p in PROVIDERS],
+    }
 
 
 def as_data() -> list[Any]:

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from decimal import Decimal, localcontext
 
+from trainledger.core.providers import LLM_API
 from trainledger.estimate.api_prices import API_PRICES, MILLION
 from trainledger.estimate.builder import Builder
-from trainledger.estimate.result import ARITHMETIC, LLM_API, Component, num
+from trainledger.estimate.result import ARITHMETIC, Component, num
 
 ROLLOUT_METHODS = ("rl", "opd")
 

@@ -11,9 +11,9 @@ from decimal import ROUND_HALF_EVEN, Context, Decimal, localcontext
 from typing import Any
 
 from trainledger.core.money import CENT, fmt
+from trainledger.core.providers import CLOUD, LLM_API  # what bills a line: capacity, or a model API
 from trainledger.core.vocabulary import phase_category_order
 
-CLOUD, LLM_API = "cloud", "llm_api"  # what bills a line: the cloud (or a ledger), or a model API
 ARITHMETIC = Context(prec=34, rounding=ROUND_HALF_EVEN)
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from decimal import ROUND_HALF_EVEN, Decimal
 
 from trainledger.core.money import CENT
-from trainledger.estimate.result import LLM_API, Estimate, sci
+from trainledger.core.providers import LLM_API
+from trainledger.estimate.result import Estimate, sci
 from trainledger.outputs.tables import hours, table
 
 

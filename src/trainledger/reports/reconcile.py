@@ -13,15 +13,11 @@ from trainledger.attribution import waste
 from trainledger.core.config_spend import ReservationConfig
 from trainledger.core.labels import canonical_value
 from trainledger.core.money import fmt
+from trainledger.core.providers import CLOUD, LLM_API
 from trainledger.core.timestamps import iso_utc as _iso
 from trainledger.core.vocabulary import phase_category_order
-from trainledger.estimate.result import CLOUD, LLM_API
 from trainledger.experiments.log import ExperimentHeader
 from trainledger.warehouse.connection import Connection, run
-
-# The providers whose bill is a model API's (as report/reconcile_realized.sql names them): their charges are
-# the realized side of the estimate's LLM API lines, and buy no GPU hours.
-LLM_API_PROVIDERS = ("openai", "anthropic")
 
 
 @dataclass

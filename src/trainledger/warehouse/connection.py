@@ -136,14 +136,16 @@ def progress_bar() -> bool:
     return sys.stdout.isatty() and sys.stderr.isatty()
 
 
-def _session(con: Connection) -> None:
+def session(con: Connection) -> None:
     """UTC for every time without a zone; the progress bar only at a terminal; the provider table
-    (core/providers.py) as the session's temporary tables and its macro provider_id, which the SQL reads."""
+    (core/providers.py) as the session's temporary tables and its macros provider_id and usage_billed, which
+    the SQL reads."""
     con.execute("SET TimeZone = 'UTC'")
     con.execute(f"SET enable_progress_bar = {str(progress_bar()).lower()}")
     con.execute(queries.load("schema/providers"), providers.provider_rows())
     con.execute(queries.load("schema/provider_aliases"), providers.alias_rows())
     con.execute(queries.load("schema/provider_id"))
+    con.execute(queries.load("schema/usage_billed"))
 
 
 @contextmanager
@@ -172,7 +174,7 @@ def _open(
             )
         con = _connect(path, read_only=True, timeout_s=timeout, notify=notify, settings=_settings(config))
         try:
-            _session(con)
+            session(con)
             schema.check(con, path)
             yield _engine(con, config, write=False)
         finally:
@@ -186,7 +188,7 @@ def _open(
         try:
             if fresh:
                 os.chmod(path, 0o600)
-            _session(con)
+            session(con)
             schema.create(con, path, notify)
             yield _engine(con, config, write=True)
         finally:
@@ -264,7 +266,7 @@ def in_background(con: Connection, work: Callable[[Connection], T]) -> Iterator[
     def on_cursor() -> T:
         cursor = con.cursor()
         try:
-            _session(cursor)
+            session(cursor)
             return work(cursor)
         finally:
             cursor.close()

@@ -92,8 +92,8 @@ def _body(text: str) -> str:
     return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("--")).strip()
 
 
-# The files that define DuckDB's scalar macros: the warehouse's, and the session's provider_id.
-MACRO_FILES = ("schema/warehouse", "schema/provider_id")
+# The files that define DuckDB's scalar macros: the warehouse's, and the session's provider_id and usage_billed.
+MACRO_FILES = ("schema/warehouse", "schema/provider_id", "schema/usage_billed")
 
 
 @cache

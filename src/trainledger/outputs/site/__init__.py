@@ -15,7 +15,7 @@ from trainledger.core.config import Config
 from trainledger.core.gc_pause import no_cycle_collection
 from trainledger.core.reporter import Reporter
 from trainledger.outputs.postmortem_svg import STYLE
-from trainledger.outputs.site import charts, data, layout, overview, pages, postmortems, publish
+from trainledger.outputs.site import api_spend, charts, data, layout, overview, pages, postmortems, publish
 from trainledger.outputs.site.layout import Rendered
 from trainledger.reports.coverage import Coverage
 from trainledger.warehouse.connection import Connection, in_background
@@ -104,6 +104,7 @@ def _write_pages(
             )
             page("waste.html", "Waste", "waste.html", pages.waste_page(data.waste_page(cube)))
             page("labels.html", "Labels", "labels.html", pages.labels_page(labels()))
+            page(api_spend.PAGE, api_spend.TITLE, api_spend.PAGE, api_spend.render(api_spend.rows(con, cube)))
         reporter.detail(f"{len(found.rows)} post-mortem(s) written")
     reporter.step(f"wrote the site {out} ({len(periods)} period(s), {len(found.rows)} post-mortem(s))")
     return out.resolve() / "index.html"

@@ -15,9 +15,10 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
+from trainledger.core import providers
 from trainledger.core.config import Config
 from trainledger.core.config_spend import ReservationConfig
-from trainledger.estimate.result import CLOUD, LLM_API
+from trainledger.core.providers import CLOUD
 from trainledger.reports import benefit, budgets, coverage, realize, reconcile
 from trainledger.reports.budgets import BudgetStatus, ShareStatus
 from trainledger.warehouse.connection import Connection, run
@@ -183,7 +184,7 @@ def billed(cube: Cube) -> reconcile.Billed:
 def realized(by_provider: list[Row]) -> list[tuple[Any, ...]]:
     """``report/reconcile_realized``'s rows (experiment, phase, category, spend, currency, realized, cloud
     compute) from the cube's set by experiment, phase, category and provider. No phase reads 'unknown';
-    spend is 'llm_api' for a model API's bill, else 'cloud'; cloud compute is compute neither from an
+    spend is the provider table's ('llm_api' for a model API's bill, else 'cloud'); cloud compute is compute neither from an
     off-cloud ledger (provider manual) nor from a model API, None where there is none."""
     totals: dict[tuple[Any, ...], Decimal] = {}
     clouds: dict[tuple[Any, ...], Decimal] = {}
@@ -191,7 +192,7 @@ def realized(by_provider: list[Row]) -> list[tuple[Any, ...]]:
         if r["experiment_id"] is None:
             continue
         phase = "unknown" if r["phase"] is None else r["phase"]
-        spend = LLM_API if r["provider"] in reconcile.LLM_API_PROVIDERS else CLOUD
+        spend = providers.spend_of(r["provider"])
         key = (r["experiment_id"], phase, r["cost_category"], spend, r["currency"])
         cost = r["effective_cost"]
         totals[key] = totals[key] + cost if key in totals else cost

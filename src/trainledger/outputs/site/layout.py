@@ -22,6 +22,7 @@ NAV = [
     ("methods.html", "Methods"),
     ("waste.html", "Waste"),
     ("labels.html", "Labels"),
+    ("api-spend.html", "API spend"),
 ]
 
 
