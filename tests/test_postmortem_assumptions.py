@@ -86,3 +86,37 @@ def test_a_run_without_warnings_shows_no_warning_section() -> None:
     )
     r = reconcile.reconcile(con, "quiet")
     assert "Estimator warnings" not in postmortem.text(r) + postmortem.markdown(r) + postmortem.html(r)
+
+
+def test_alpacas_published_run_shows_its_warning_beside_its_numbers() -> None:
+    # Stanford Alpaca 7B as published (tests/test_reference_points.py): 52K samples of at most 512 tokens,
+    # 3 epochs, 128 per optimizer step, 3 hours on 8 A100 80GB, billed here at p4de.24xlarge's 27.447/h
+    # (FIELD-NOTES price catalog): 3 x 27.447 = 82.341.
+    alpaca = {
+        "model_params_b": "6.7",
+        "gpu_type": "A100",
+        "gpus": 8,
+        "train_samples": 52_000,
+        "avg_tokens_per_sample": 512,
+        "epochs": 3,
+        "batch_size": 128,
+    }
+    con = attribute(
+        [Charge("bill-alpaca", Decimal("82.341"), at(0), at(3), "i-alpaca")],
+        [Experiment("alpaca-7b", "p", "sft", [Window("i-alpaca", at(0), at(3))], "succeeded", alpaca)],
+    )
+    con.execute(
+        "INSERT INTO estimator_results VALUES (?, true, ?)",
+        ("alpaca-7b", json.dumps(estimate("sft", alpaca).to_json())),
+    )
+    r = reconcile.reconcile(con, "alpaca-7b")
+    # By hand: 128 x 512 / 8 GPUs = 8,192 tokens per GPU per step. FLOPs 6 x 6.7e9 x 52,000 x 3 x 512
+    # = 3.21e18; at 312 TFLOP/s x 0.4: 3.21085e18 / 4.4928e17 per GPU hour = 7.15 GPU hours. The bill at the
+    # estimator's p4d.24xlarge 2.74475 per GPU hour implies 82.341 / 2.74475 = 30.00 GPU hours, an MFU of
+    # 3.21085e18 / (30.00 x 3600 x 312e12) = 9.5%, about a quarter of the 0.4 the warning calls optimistic.
+    text = postmortem.text(r)
+    assert "Estimator warnings\n  - 8,192 tokens per GPU per optimizer step (under 10,000)" in text
+    assert "train  3.21e+18             7.15          30.00" in text and "9.5%" in text
+    assert "tokens_per_gpu_step  8192" in text
+    assert "- 8,192 tokens per GPU per optimizer step (under 10,000)" in postmortem.markdown(r)
+    assert "<li>8,192 tokens per GPU per optimizer step (under 10,000)" in unescape(postmortem.html(r))
