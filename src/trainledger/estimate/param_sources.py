@@ -82,10 +82,24 @@ def from_file(
     calibrate: bool = True,
 ) -> Estimate:
     chosen, params = read_params_file(path, method)
+    return from_params(chosen, params, config, con, str(path), strict=strict, calibrate=calibrate)
+
+
+def from_params(
+    method: str | None,
+    params: dict[str, Any],
+    config: Config,
+    con: Connection | None,
+    where: str,
+    *,
+    strict: bool = False,
+    calibrate: bool = True,
+) -> Estimate:
+    """Estimate ``params`` as ``method`` (a file's, or the Python API's); ``where`` names them in errors."""
     catalog = GpuListPrices.from_warehouse(con) if con is not None else None
     lookup = calibration.from_warehouse(con) if (con is not None and calibrate) else None
-    result = estimate(chosen, params, config.estimator, catalog, str(path), lookup, strict)
-    return usable(result, chosen, str(path))
+    result = estimate(method, params, config.estimator, catalog, where, lookup, strict)
+    return usable(result, method, where)
 
 
 def usable(result: Estimate, method: str | None, where: str) -> Estimate:
