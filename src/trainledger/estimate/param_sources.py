@@ -62,14 +62,18 @@ def read_params_file(path: Path, method: str | None) -> tuple[str | None, dict[s
         raise InputError(f"{path}: expected a JSON object (params, or a record with method and params)")
     nested = data.get("params")
     params: dict[str, Any] = nested if isinstance(nested, dict) else data
-    chosen = method or data.get("method")
-    if chosen is not None and canonical_value(str(chosen)) not in METHODS:
-        raise InputError(f"{path}: method {chosen!r} is not one of {', '.join(METHODS)}")
-    if chosen is None and "stages" not in params:
-        raise InputError(f'{path}: no method: add "method": "sft" | "rl" | "opd" | "dpo" or pass --method')
-    return (None if chosen is None else canonical_value(str(chosen))), {
+    return checked_method(method or data.get("method"), params, str(path)), {
         k: v for k, v in params.items() if k != "method"
     }
+
+
+def checked_method(chosen: Any, params: dict[str, Any], where: str) -> str | None:
+    """The method to estimate ``params`` as, canonical; None for a staged plan (``stages``)."""
+    if chosen is not None and canonical_value(str(chosen)) not in METHODS:
+        raise InputError(f"{where}: method {chosen!r} is not one of {', '.join(METHODS)}")
+    if chosen is None and "stages" not in params:
+        raise InputError(f'{where}: no method: add "method": "sft" | "rl" | "opd" | "dpo" or pass --method')
+    return None if chosen is None else canonical_value(str(chosen))
 
 
 def from_file(
