@@ -233,7 +233,8 @@ def compared(
     others = _other_currencies(spent)
     bases = {e: set(b) for e, b in estimates.group_by("experiment_id").agg("basis").iter_rows()}
     built: dict[str, Reconciliation] = {}
-    for summary, rows in zip(summaries.iter_rows(named=True), _rows_by_experiment(lines, keys), strict=True):
+    shown = summaries.select(SHOWN)  # only the figures a reconciliation holds: each costs a conversion
+    for summary, rows in zip(shown.iter_rows(named=True), _rows_by_experiment(lines, keys), strict=True):
         k = summary["experiment_id"]
         built[k] = _reconciliation(
             logged.get(k) or (k, None, None, None, None, None, "{}", "{}"),  # known from a tag only
@@ -274,14 +275,17 @@ def _currencies(
 ) -> dict[str, str]:
     """Per experiment, its estimates' first currency, else its log's estimate's, else its first realized
     one, else USD."""
-    first = [
-        dict(found.group_by("experiment_id").agg(pl.col("currency").min()).iter_rows())
-        for found in (estimates, realized)
-    ]
+    first = []
+    for found in (estimates, realized):
+        least = found.group_by("experiment_id").agg(pl.col("currency").min())
+        first.append(dict(zip(least["experiment_id"].to_list(), least["currency"].to_list(), strict=True)))
     out = {}
     for k in keys:
+        if k in first[0]:
+            out[k] = first[0][k]
+            continue
         estimate = json.loads((logged[k][6] if k in logged else None) or "{}")
-        out[k] = first[0].get(k) or str(estimate.get("currency", "")).upper() or first[1].get(k) or "USD"
+        out[k] = str(estimate.get("currency", "")).upper() or first[1].get(k) or "USD"
     return out
 
 
@@ -308,11 +312,34 @@ def _rows_by_experiment(lines: pl.DataFrame, keys: list[str]) -> list[list[Row]]
     """The lines as Row objects, one list per experiment of ``keys`` (lines come sorted by experiment)."""
     grouped: dict[str, list[Row]] = {k: [] for k in keys}
     for exp_id, phase, category, spend, estimated, realized, variance, pct, over, _ in lines.iter_rows():
-        negative = variance is not None and pct is not None and (variance < 0) != (estimated < 0)
-        grouped[exp_id].append(
-            Row(phase, category, estimated, realized, variance, with_sign(pct, negative), spend, over)
-        )
+        if pct is not None and not pct:
+            pct = with_sign(pct, (variance < 0) != (estimated < 0))
+        grouped[exp_id].append(Row(phase, category, estimated, realized, variance, pct, spend, over))
     return [grouped[k] for k in keys]
+
+
+SHOWN = [
+    "experiment_id",
+    "currency",
+    "idle",
+    "failed",
+    "unused_commitment",
+    "estimated_total",
+    "realized",
+    "variance_total",
+    "variance",
+    "estimated",
+    "realized_estimated",
+    "unestimated",
+    "unestimated_lines",
+    "headline_variance",
+    "headline_pct",
+    "over",
+    "eval_cost",
+    "eval_share",
+    "waste",
+    "cost_per_point",
+]
 
 
 def _reconciliation(
