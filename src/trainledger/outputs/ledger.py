@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 import pyarrow as pa
@@ -31,6 +31,9 @@ from trainledger.core.frames import MONEY
 from trainledger.reports.realize import GRANULARITIES
 from trainledger.warehouse.connection import Connection, open_warehouse, run
 from trainledger.warehouse.snapshot import Snapshots
+
+if TYPE_CHECKING:
+    from trainledger.reports.reconcile import Compared
 
 _PERIOD = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
 
@@ -219,7 +222,7 @@ def _relation(con: Connection, params: dict[str, Any]) -> Any:
     return con.sql(queries.load("report/period_allocations"), params=params)
 
 
-def _reconciled(found: Any) -> Reconciled:
+def _reconciled(found: Compared) -> Reconciled:
     """The comparison's frames with what the JSON adds per experiment (how complete the bill is)."""
     facts = pl.DataFrame(
         [(r.experiment_id, r.billing_complete_through, r.provisional) for r in found.reconciliations],
