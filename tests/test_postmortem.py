@@ -19,7 +19,7 @@ from conftest import Project, demo_config
 from trainledger.cli import cli
 from trainledger.outputs import postmortem
 from trainledger.outputs.postmortem_svg import Bar, chart
-from trainledger.reports.reconcile import Headline, Reconciliation, Row
+from trainledger.reports.reconciliation import Headline, Reconciliation, Row
 
 DEMO_EXPERIMENTS = ["exp-sft-0412", "exp-rl-0419", "exp-rl-0421", "exp-opd-0425"]
 

@@ -16,7 +16,7 @@ from trainledger.outputs import postmortem_figures as figures
 from trainledger.outputs.escape import esc
 from trainledger.outputs.postmortem_svg import STYLE, chart
 from trainledger.outputs.tables import table
-from trainledger.reports.reconcile import Reconciliation
+from trainledger.reports.reconciliation import Reconciliation
 
 
 def _md(value: str) -> str:

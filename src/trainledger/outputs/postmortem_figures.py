@@ -16,7 +16,7 @@ from trainledger.attribution import waste
 from trainledger.core.money import CENT
 from trainledger.outputs.postmortem_svg import Bar
 from trainledger.outputs.tables import hours
-from trainledger.reports.reconcile import Reconciliation, Row
+from trainledger.reports.reconciliation import Reconciliation, Row
 
 HEADERS = ["phase", "category", "estimated", "realized", "variance", "variance %"]
 COMPUTE_HEADERS = ["phase", "FLOPs", "estimated GPU-h", "implied GPU-h", "logged GPU-h", "implied MFU"]

@@ -21,7 +21,7 @@ from trainledger.reports.shape import ShapeRow
 
 if TYPE_CHECKING:  # the comparison's (polars): `report` and `labels` lay their documents out without it
     from trainledger.reports.experiments import KnownExperiment
-    from trainledger.reports.reconcile import Reconciliation
+    from trainledger.reports.reconciliation import Reconciliation
 
 
 def costs(headers: list[str], records: list[tuple[Any, ...]]) -> Document:

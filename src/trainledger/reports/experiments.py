@@ -20,7 +20,7 @@ from trainledger.core.labels import canonical_value
 from trainledger.core.reporter import Silent
 from trainledger.experiments.log import ExperimentHeader, read_log
 from trainledger.reports import compare
-from trainledger.reports.reconcile import billing_complete_through_many
+from trainledger.reports.completeness import billing_complete_through_many
 from trainledger.warehouse.connection import Connection, arrow, run
 
 CLOSEST = 3

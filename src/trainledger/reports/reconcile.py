@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -17,118 +17,11 @@ from trainledger.core.config_spend import ReservationConfig
 from trainledger.core.frames import frame, rows_frame, with_sign
 from trainledger.core.labels import canonical_value
 from trainledger.core.money import fmt
-from trainledger.core.providers import CLOUD, LLM_API
-from trainledger.core.timestamps import iso_utc as _iso
 from trainledger.estimate import implied
-from trainledger.experiments.log import ExperimentHeader
 from trainledger.reports import benefit, compare
+from trainledger.reports.completeness import billing_complete_through_many
+from trainledger.reports.reconciliation import Headline, Reconciliation, Row
 from trainledger.warehouse.connection import Connection, arrow, run
-
-
-@dataclass(frozen=True)
-class Row:
-    """One line of a reconciliation, as ``compare.lines`` computed it."""
-
-    phase: str
-    category: str
-    estimated: Decimal | None
-    realized: Decimal
-    variance: Decimal | None
-    variance_pct: Decimal | None
-    spend: str = CLOUD  # LLM_API: a model API's bill (judge calls, synthetic data) and its estimate
-    over: bool = False  # realized above the estimate
-
-    @property
-    def label(self) -> str:
-        """The category as people read it: an LLM API's line says so, beside the GPU line of its phase."""
-        return f"{self.category} (LLM API)" if self.spend == LLM_API else self.category
-
-
-@dataclass(frozen=True)
-class Headline:
-    """Variance over the lines that have an estimate; the lines nobody estimated apart (data or ops cost
-    nobody estimated is not an overrun of the estimate)."""
-
-    estimated: Decimal | None  # None: no line has an estimate
-    realized_estimated: Decimal
-    unestimated: Decimal
-    unestimated_lines: int
-    variance: Decimal | None
-    pct: Decimal | None
-    over: bool
-
-
-@dataclass
-class Reconciliation(ExperimentHeader):
-    """An experiment's estimated vs realized cost, every figure from ``compare``."""
-
-    currency: str
-    billing_complete_through: datetime | None
-    provisional: bool
-    rows: list[Row]
-    idle: Decimal
-    failed: Decimal
-    unused_commitment: Decimal  # reserved capacity nobody used while the run ran, on the reservations it used
-    estimated_total: Decimal
-    realized_total: Decimal
-    variance_total: Decimal  # realized_total - estimated_total
-    variance: Decimal | None  # realized_total - the estimate, None when no line has one
-    headline: Headline
-    eval_share: Decimal | None  # evaluation's share of the realized cost (teams commonly see 20-40%)
-    hidden_cost: Decimal  # waste: idle + failed + unused commitment
-    target_points: Decimal | None = None  # the log's metric gains, in points (reports/benefit.py)
-    general_points: Decimal | None = None
-    cost_per_point: Decimal | None = None  # realized cost / target points gained
-    assumptions: dict[str, Any] = field(default_factory=dict)
-    other_currencies: list[str] = field(default_factory=list)
-    reservations: list[waste.ReservedUse] = field(default_factory=list)  # the [[reservations]] it used
-
-    def to_json(self) -> dict[str, Any]:
-        """The SPEC §7 shape; money as decimal strings."""
-
-        def money(value: Decimal | None) -> str | None:
-            return None if value is None else fmt(value)
-
-        return {
-            "experiment_id": self.experiment_id,
-            "currency": self.currency,
-            "billing_complete_through": _iso(self.billing_complete_through),
-            "provisional": self.provisional,
-            "rows": [
-                {
-                    "phase": r.phase,
-                    "category": r.category,
-                    "estimated": money(r.estimated),
-                    "realized": money(r.realized),
-                    "variance": money(r.variance),
-                    "variance_pct": None if r.variance_pct is None else f"{r.variance_pct:f}",
-                    "spend": r.spend,
-                }
-                for r in self.rows
-            ],
-            "totals": {
-                "estimated": money(self.estimated_total),
-                "realized": money(self.realized_total),
-                "variance": money(self.variance_total),
-            },
-            "waste": {
-                "idle": money(self.idle),
-                "failed": money(self.failed),
-                "unused_commitment": money(self.unused_commitment),
-            },
-            "reservations": [
-                {
-                    "id": u.id,
-                    "project": u.project,
-                    "start": _iso(u.start),
-                    "end": _iso(u.end),
-                    "unused_during_run": money(u.during_run),
-                    "unused_in_window": money(u.in_window),
-                }
-                for u in self.reservations
-            ],
-            "assumptions": self.assumptions,
-        }
 
 
 def reconcile(
@@ -417,27 +310,6 @@ def _estimate_source(bases: set[str]) -> str:
     if bases == {"estimator"}:
         return "estimator (the log gives no estimate)"
     return "experiment log and estimator"
-
-
-def billing_complete_through_many(
-    con: Connection, experiment_ids: list[str], billed_providers: list[tuple[Any, ...]] | None = None
-) -> dict[str, datetime | None]:
-    """Per experiment, the earliest, over the providers it ran on, of how far each one's bill is complete
-    (None while a provider it ran on has delivered no usage). ``billed_providers``: the rows of
-    ``report/reconcile_billed_providers`` when the caller has them already."""
-    complete = dict(run(con, "report/billing_complete_through").fetchall())
-    ids = {"ids": experiment_ids}
-    if billed_providers is None:
-        billed_providers = run(con, "report/reconcile_billed_providers", ids).fetchall()
-    used: dict[str, set[str]] = {i: set() for i in experiment_ids}
-    for exp_id, provider in [*run(con, "report/reconcile_providers", ids).fetchall(), *billed_providers]:
-        used[exp_id].add(provider)
-    out: dict[str, datetime | None] = {}
-    for exp_id, providers in used.items():
-        relevant = [complete[p] for p in sorted(providers) if p in complete] or list(complete.values())
-        missing = any(p not in complete for p in providers)
-        out[exp_id] = None if missing or not relevant else min(relevant)
-    return out
 
 
 def _logged_gpu_hours(windows: list[tuple[Any, ...]], until: datetime | None) -> dict[str, Decimal]:

@@ -25,6 +25,7 @@ from trainledger.core.frames import rows_frame
 from trainledger.core.providers import CLOUD
 from trainledger.reports import benefit, budgets, compare, coverage, realize, reconcile
 from trainledger.reports.budgets import BudgetStatus, ShareStatus
+from trainledger.reports.reconciliation import Reconciliation
 from trainledger.warehouse.connection import Connection, run
 
 MONEY = realize.MONEY
@@ -156,7 +157,7 @@ def overview(con: Connection, config: Config, cube: Cube, period: str) -> Overvi
 class Experiments:
     """Reconciliations, newest first; ``total`` counts every experiment, ``rows`` may hold fewer."""
 
-    rows: list[reconcile.Reconciliation]
+    rows: list[Reconciliation]
     total: int
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from trainledger.outputs.site.data import WASTE, Experiments, ProjectPage, Row
 from trainledger.outputs.site.layout import Col, Rendered, cli, esc, rendered, slug, table, when
 from trainledger.outputs.site.overview import bar_chart, money_table
-from trainledger.reports.reconcile import Reconciliation
+from trainledger.reports.reconciliation import Reconciliation
 
 EXPERIMENT_COLS = [
     Col("experiment", "link"),
