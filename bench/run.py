@@ -9,8 +9,8 @@ Baseline (a), the floor of any persistent pipeline: DuckDB copying the columns t
 table. Baseline (b), the analysis floor: DuckDB computing amortised cost by one tag and day. Each step
 runs in its own process so its peak RSS (from wait4) is its own. Then `nightly` runs twice: the first
 writes the exports (its attribution is unchanged since `attribute`), the second finds nothing changed,
-which is what a night without new data costs. Last, `site` writes the static dashboard (a post-mortem
-for every experiment). ``--proportional`` then attributes the same warehouse again with
+which is what a night without new data costs. Then `site` writes the static dashboard (a post-mortem
+for every experiment), and `reconcile` of the log's first experiment prints its JSON. ``--proportional`` then attributes the same warehouse again with
 ``[allocation] shared = "proportional"`` and compares it with the separate mode's `attribute`.
 ``--profile`` then times every SQL statement of ingest, attribute and export in-process, slowest first.
 Each step's CPU time (user + sys, from wait4) is shown beside its wall time: on a shared machine it
@@ -23,6 +23,7 @@ entry (``local[1]``, ``local[2]``: how time changes with the cores Spark may use
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import shutil
@@ -91,6 +92,7 @@ PIPELINE = ("trainledger ingest", "trainledger attribute", "trainledger export")
 FIRST_NIGHT = "trainledger nightly (writes the exports)"
 RERUN = "trainledger nightly, unchanged month"
 SITE = "trainledger site (every post-mortem)"
+RECONCILE = "trainledger reconcile (one experiment, JSON)"
 PROPORTIONAL = 'trainledger attribute, shared = "proportional"'
 
 
@@ -219,6 +221,7 @@ def bench(
             measure(FIRST_NIGHT, [tl, "nightly"], run),
             measure(RERUN, [tl, "nightly"], run),
             measure(SITE, [tl, "site", "--out", "site"], run),
+            measure(RECONCILE, [tl, "reconcile", first_experiment(run), "--format", "json"], run),
         ]
     if proportional and source is CUR2:
         config = run / "proportional.toml"
@@ -226,6 +229,12 @@ def bench(
         steps.append(measure(PROPORTIONAL, [tl, "--config", str(config), "attribute"], run))
     (run / "copy.duckdb").unlink(missing_ok=True)
     return steps
+
+
+def first_experiment(run: Path) -> str:
+    """The first experiment of the month's log: the one `reconcile` is timed on."""
+    with (run / "experiments.jsonl").open(encoding="utf-8") as log:
+        return str(json.loads(log.readline())["experiment_id"])
 
 
 def median(runs: list[list[Step]]) -> list[Step]:
@@ -269,6 +278,7 @@ def report(rows: int, steps: list[Step], source: Source = CUR2) -> str:
             f"unchanged re-run / full run:     {by[RERUN].seconds / total:6.1%}, CPU "
             f"{by[RERUN].cpu_seconds / cpu:6.1%}  (target <= 2%)",
             f"static site: {by[SITE].seconds:.2f} s ({by[SITE].cpu_seconds:.2f} s CPU)",
+            f"reconcile of one experiment: {by[RECONCILE].seconds:.2f} s ({by[RECONCILE].cpu_seconds:.2f} s CPU)",
         ]
     if PROPORTIONAL in by:
         separate = by["trainledger attribute"]

@@ -171,6 +171,38 @@ def test_cli_starts_without_heavy_libraries(argv: list[str]) -> None:
         )
 
 
+def test_commands_that_do_not_compare_never_import_polars(project) -> None:
+    """polars is the comparison's (estimate vs realized) and the Python API's: `ingest`, `attribute`,
+    `report`, `export` and `labels` run without it (issue 32: 0.2 s of imports they need not pay)."""
+    config = str(project.config)
+    commands = [
+        ["ingest"],
+        ["attribute"],
+        ["report"],
+        ["report", "--by", "waste,project", "--format", "json"],
+        ["export", "--period", "2026-11", "--out", str(project.root / "nov.csv")],
+        ["labels"],
+        ["--help"],
+    ]
+    code = (
+        "import sys\nfrom trainledger.cli import cli\n"
+        f"for argv in {commands!r}:\n"
+        f"    cli.main(['--config', {config!r}, *argv], standalone_mode=False)\n"
+        "    print(argv[0], 'polars' in sys.modules, file=sys.stderr)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = [line for line in result.stderr.splitlines() if line.endswith((" True", " False"))]
+    assert loaded == [f"{argv[0]} False" for argv in commands]
+    # ... and the commands that compare do import it.
+    code = (
+        "import sys\nfrom trainledger.cli import cli\n"
+        f"cli.main(['--config', {config!r}, 'reconcile', 'exp-sft-0412'], standalone_mode=False)\n"
+        "print('polars' in sys.modules, file=sys.stderr)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stderr.splitlines()[-1] == "True"
+
+
 def test_batch_modules_load_neither_xlsxwriter_nor_an_http_client() -> None:
     """`ingest`, `attribute`, `export` and `nightly` pay for what they use: xlsxwriter loads when a
     workbook is written, urllib's HTTP client when an alert is posted or a metadata server probed."""

@@ -19,7 +19,7 @@ from conftest import Project, demo_config
 from trainledger.cli import cli
 from trainledger.outputs import postmortem
 from trainledger.outputs.postmortem_svg import Bar, chart
-from trainledger.reports.reconcile import Reconciliation, Row
+from trainledger.reports.reconciliation import Headline, Reconciliation, Row
 
 DEMO_EXPERIMENTS = ["exp-sft-0412", "exp-rl-0419", "exp-rl-0421", "exp-opd-0425"]
 
@@ -199,9 +199,17 @@ def _hostile(**changes: object) -> Reconciliation:
         currency="USD",
         billing_complete_through=datetime(2026, 12, 1, tzinfo=UTC),
         provisional=False,
-        rows=[Row("train|x", "<b>compute</b>", None, Decimal("5"))],
+        rows=[Row("train|x", "<b>compute</b>", None, Decimal("5"), None, None)],
         idle=Decimal(0),
         failed=Decimal(0),
+        unused_commitment=Decimal(0),
+        estimated_total=Decimal(0),
+        realized_total=Decimal(5),
+        variance_total=Decimal(5),
+        variance=None,
+        headline=Headline(None, Decimal(0), Decimal(5), 1, None, None, False),
+        eval_share=Decimal(0),
+        hidden_cost=Decimal(0),
         assumptions={"estimate_source": "none", "realized_measure": "a\u2028## b"},
     )
     base.update(changes)

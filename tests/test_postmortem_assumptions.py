@@ -18,6 +18,7 @@ from bills import Charge, Experiment, Window, at, attribute
 from trainledger.estimate.model import estimate
 from trainledger.outputs import postmortem
 from trainledger.reports import reconcile
+from trainledger.reports.reconciliation import Reconciliation
 
 PARAMS = {
     "model_params_b": 1,
@@ -31,7 +32,7 @@ WARNING = "2,000 tokens per GPU per optimizer step (under 10,000)"
 
 
 @pytest.fixture(scope="module")
-def reconciled() -> reconcile.Reconciliation:
+def reconciled() -> Reconciliation:
     con = attribute(
         [Charge("bill-small-steps", Decimal("550.40"), at(0), at(10), "i-small-steps")],
         [
@@ -45,7 +46,7 @@ def reconciled() -> reconcile.Reconciliation:
     return reconcile.reconcile(con, "small-steps")
 
 
-def test_every_format_shows_the_estimators_warning(reconciled: reconcile.Reconciliation) -> None:
+def test_every_format_shows_the_estimators_warning(reconciled: Reconciliation) -> None:
     warned = estimate("sft", PARAMS).warnings
     assert len(warned) == 1 and warned[0].startswith(WARNING)
     text = postmortem.text(reconciled)
@@ -59,7 +60,7 @@ def test_every_format_shows_the_estimators_warning(reconciled: reconcile.Reconci
     )
 
 
-def test_every_format_lists_each_assumption_with_its_source(reconciled: reconcile.Reconciliation) -> None:
+def test_every_format_lists_each_assumption_with_its_source(reconciled: Reconciliation) -> None:
     assumptions = estimate("sft", PARAMS).assumptions
     # What the estimate assumed here, by hand: the textbook train MFU, the GPU's peak, the packing default.
     assert assumptions["mfu_train"].value == "0.4"

@@ -95,6 +95,7 @@ OTHER_DAYS = {
     "ingest/number_rows_by_file": "legacy CUR csv, GCP JSON Lines (test_aws_reference_sample, test_gcp_billing)",
     "ingest/drop_temp_table": "two csv deliveries staged in one run (test_toy_source)",
     "ingest/drop_temp_view": "a staged name reused in one run (test_aws_s3, test_toy_source)",
+    "report/period_allocations": "the Python API's lazy allocations (test_python_api)",
     "ingest/raw_file_names": "files read from s3:// (test_aws_s3)",
     "ingest/insert_raw_file_name": "files read from s3:// (test_aws_s3)",
     "ingest/rename_view": "files read from s3:// (test_aws_s3)",

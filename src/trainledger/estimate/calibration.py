@@ -10,16 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import Decimal, localcontext
-from statistics import median
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from trainledger.estimate.result import ARITHMETIC
-
-if TYPE_CHECKING:  # DuckDB loads when a warehouse is read, not with the estimator
+if TYPE_CHECKING:  # DuckDB and polars load when a warehouse is read, not with the estimator
     from trainledger.warehouse.connection import Connection
-
-TERA = Decimal(10) ** 12
 
 
 @dataclass(frozen=True)
@@ -47,31 +42,48 @@ class Calibration:
 Lookup = Callable[[str, str], Calibration | None]
 
 
-def implied_mfu(flops: Decimal, cost: Decimal, price: Decimal, peak_tflops: Decimal) -> Decimal:
-    with localcontext(ARITHMETIC):
-        return flops / (cost / price * 3600 * peak_tflops * TERA)
-
-
 def from_warehouse(con: Connection) -> Lookup:
-    """A lookup of (method, GPU) -> calibration over the warehouse's reconciled runs."""
-    from trainledger.warehouse.connection import run
+    """A lookup of (method, GPU) -> calibration over the warehouse's reconciled runs: each run's implied
+    MFU (``implied.mfu``, to 12 places) where it lies in (0, 1] (above 1 the bill is partial or discounted
+    below the price used), and per phase their median, rounded half-even to the 0.0001 the estimator uses."""
+    import polars as pl
+
+    from trainledger.core.frames import MONEY, Schema, frame, ratio
+    from trainledger.estimate.implied import gpu_hours, mfu
+    from trainledger.warehouse.connection import arrow
+
+    runs: Schema = {
+        "experiment_id": pl.String,
+        "phase": pl.String,
+        "flops": pl.Decimal(38, 0),
+        "cost": MONEY,
+        "price": MONEY,
+        "peak": MONEY,
+    }
 
     def lookup(method: str, gpu: str) -> Calibration | None:
-        by_phase: dict[str, list[tuple[str, Decimal]]] = {}
-        for experiment_id, phase, flops, cost, price, peak in run(
-            con, "estimate/calibration_runs", {"method": method, "gpu": gpu}
-        ).fetchall():
-            mfu = implied_mfu(Decimal(flops), Decimal(cost), Decimal(price), Decimal(peak))
-            if 0 < mfu <= 1:  # above 1 the bill is partial or discounted below the price used
-                by_phase.setdefault(phase, []).append((experiment_id, mfu))
-        if not by_phase:
+        found = frame(arrow(con, "estimate/calibration_runs", {"method": method, "gpu": gpu}), runs)
+        rate = mfu(pl.col("flops"), gpu_hours(pl.col("cost"), pl.col("price")), pl.col("peak"), 12)
+        sorted_rates = pl.col("rate").sort()
+        medians = (
+            found.with_columns(rate.alias("rate"))
+            .filter((pl.col("rate") > 0) & (pl.col("rate") <= 1))
+            .group_by("phase", maintain_order=True)
+            .agg(
+                pl.col("experiment_id"),
+                sorted_rates.get((pl.len() - 1) // 2).alias("low"),
+                sorted_rates.get(pl.len() // 2).alias("high"),
+            )
+            .with_columns(ratio(pl.col("low") + pl.col("high"), pl.lit(Decimal(2), MONEY), 4).alias("median"))
+        )
+        if medians.is_empty():
             return None
         return Calibration(
             method,
             gpu,
             {
-                phase: Calibrated(median(m for _, m in runs), tuple(e for e, _ in runs))
-                for phase, runs in by_phase.items()
+                phase: Calibrated(value, tuple(runs))
+                for phase, runs, value in medians.select("phase", "experiment_id", "median").iter_rows()
             },
         )
 

@@ -62,14 +62,18 @@ def read_params_file(path: Path, method: str | None) -> tuple[str | None, dict[s
         raise InputError(f"{path}: expected a JSON object (params, or a record with method and params)")
     nested = data.get("params")
     params: dict[str, Any] = nested if isinstance(nested, dict) else data
-    chosen = method or data.get("method")
-    if chosen is not None and canonical_value(str(chosen)) not in METHODS:
-        raise InputError(f"{path}: method {chosen!r} is not one of {', '.join(METHODS)}")
-    if chosen is None and "stages" not in params:
-        raise InputError(f'{path}: no method: add "method": "sft" | "rl" | "opd" | "dpo" or pass --method')
-    return (None if chosen is None else canonical_value(str(chosen))), {
+    return checked_method(method or data.get("method"), params, str(path)), {
         k: v for k, v in params.items() if k != "method"
     }
+
+
+def checked_method(chosen: Any, params: dict[str, Any], where: str) -> str | None:
+    """The method to estimate ``params`` as, canonical; None for a staged plan (``stages``)."""
+    if chosen is not None and canonical_value(str(chosen)) not in METHODS:
+        raise InputError(f"{where}: method {chosen!r} is not one of {', '.join(METHODS)}")
+    if chosen is None and "stages" not in params:
+        raise InputError(f'{where}: no method: add "method": "sft" | "rl" | "opd" | "dpo" or pass --method')
+    return None if chosen is None else canonical_value(str(chosen))
 
 
 def from_file(
@@ -82,10 +86,24 @@ def from_file(
     calibrate: bool = True,
 ) -> Estimate:
     chosen, params = read_params_file(path, method)
+    return from_params(chosen, params, config, con, str(path), strict=strict, calibrate=calibrate)
+
+
+def from_params(
+    method: str | None,
+    params: dict[str, Any],
+    config: Config,
+    con: Connection | None,
+    where: str,
+    *,
+    strict: bool = False,
+    calibrate: bool = True,
+) -> Estimate:
+    """Estimate ``params`` as ``method`` (a file's, or the Python API's); ``where`` names them in errors."""
     catalog = GpuListPrices.from_warehouse(con) if con is not None else None
     lookup = calibration.from_warehouse(con) if (con is not None and calibrate) else None
-    result = estimate(chosen, params, config.estimator, catalog, str(path), lookup, strict)
-    return usable(result, chosen, str(path))
+    result = estimate(method, params, config.estimator, catalog, where, lookup, strict)
+    return usable(result, method, where)
 
 
 def usable(result: Estimate, method: str | None, where: str) -> Estimate:

@@ -22,6 +22,7 @@ class Bar:
     realized: Decimal
     estimated_text: str  # "est 950.00"
     realized_text: str  # "real 1,210.88 (+27.5%)": the table's figures
+    over: bool = False  # realized above the estimate (reports/compare.py)
 
 
 def nice_step(peak: Decimal) -> Decimal:
@@ -85,11 +86,10 @@ def chart(bars: list[Bar], currency: str) -> str:
             )
         else:
             parts.append(f'<text x="{left + 6}" y="{y + 14}" class="none">{bar.estimated_text}</text>')
-        over = bar.estimated is not None and bar.realized > bar.estimated
         end = left + float(max(bar.realized, Decimal(0)) / axis_max) * width
         parts.append(
             f'<rect x="{left}" y="{y + 22}" width="{end - left:.1f}" height="18" '
-            f'class="{"over" if over else "real"}"/>'
+            f'class="{"over" if bar.over else "real"}"/>'
             f'<text x="{end + 6:.1f}" y="{y + 36}">{bar.realized_text}</text>'
         )
     parts.append("</svg>")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trainledger.core.errors import TrainledgerError
 from trainledger.core.money import fmt
@@ -17,9 +17,11 @@ from trainledger.outputs.tables import visible
 from trainledger.reports import benefit as benefit_module
 from trainledger.reports.budgets import BudgetStatus, ShareStatus
 from trainledger.reports.coverage import Coverage
-from trainledger.reports.experiments import KnownExperiment
-from trainledger.reports.reconcile import Reconciliation
 from trainledger.reports.shape import ShapeRow
+
+if TYPE_CHECKING:  # the comparison's (polars): `report` and `labels` lay their documents out without it
+    from trainledger.reports.experiments import KnownExperiment
+    from trainledger.reports.reconciliation import Reconciliation
 
 
 def costs(headers: list[str], records: list[tuple[Any, ...]]) -> Document:

@@ -49,15 +49,7 @@ class Benefit:
     general_change: Decimal | None
     cost_per_point: Decimal | None
     eval_cost: Decimal = Decimal(0)
-
-    @property
-    def eval_share(self) -> Decimal | None:
-        """Evaluation's share of the cost (teams commonly see 20-40%)."""
-        return (
-            (self.eval_cost / self.cost).quantize(Decimal("0.0001"), ROUND_HALF_EVEN)
-            if self.cost > 0
-            else None
-        )
+    eval_share: Decimal | None = None  # evaluation's share of the cost (teams commonly see 20-40%)
 
     def to_json(self) -> dict[str, Any]:
         def num(value: Decimal | None) -> str | None:
@@ -90,16 +82,6 @@ def points(metric: Any) -> Decimal | None:
     return ((after - before) * scale).quantize(CENT, ROUND_HALF_EVEN)
 
 
-def per_point(cost: Decimal, gained: Decimal | None) -> Decimal | None:
-    if gained is None or gained <= 0:
-        return None
-    return (cost / gained).quantize(CENT, ROUND_HALF_EVEN)
-
-
-def _mean(values: list[Decimal]) -> Decimal | None:
-    return (sum(values, Decimal(0)) / len(values)).quantize(CENT, ROUND_HALF_EVEN) if values else None
-
-
 def cost_benefit(
     con: Connection,
     since: date | None = None,
@@ -107,71 +89,50 @@ def cost_benefit(
     sums: list[dict[str, Any]] | None = None,
     where: dict[str, str] | None = None,
 ) -> list[Benefit]:
-    """Method rows, each followed by its experiments, ordered by method then experiment. ``sums``: the
-    allocations' effective cost by experiment_id, method, phase and currency when the caller has them
-    already (the site's cube), instead of reading them again. ``where``: column = value filters on the
-    allocations (``report --period``)."""
-    logged = {
-        exp_id: (method, status, json.loads(metrics or "{}"))
-        for exp_id, method, status, metrics in run(con, "report/benefit_experiments").fetchall()
-    }
+    """Method rows, each followed by its experiments, ordered by method then experiment, as
+    ``compare.cost_benefit`` computes them. ``sums``: the allocations' effective cost by experiment_id,
+    method, phase and currency when the caller has them already (the site's cube), instead of reading
+    them again. ``where``: column = value filters on the allocations (``report --period``)."""
+    from trainledger.core.frames import rows_frame, with_sign
+    from trainledger.reports import compare
+
+    gains = {}
+    logged = []
+    for exp_id, method, status, metrics in run(con, "report/benefit_experiments").fetchall():
+        found = json.loads(metrics or "{}")
+        gains[exp_id] = (points(found.get("target")), points(found.get("general")))
+        logged.append((exp_id, method, status, *gains[exp_id]))
+    columns = list(compare.SUMS)
     if sums is None:
-        headers, found = realize.cost_rows(
+        headers, found_rows = realize.cost_rows(
             con, ["experiment_id", "method", "phase"], None, since, until, where
         )
-        sums = [dict(zip(headers, values, strict=True)) for values in found]
-    costs: dict[tuple[str, str], Decimal] = {}
-    evals: dict[tuple[str, str], Decimal] = {}
-    methods: dict[str, str | None] = {}
-    for row in sums:
-        exp_id = row["experiment_id"]
-        if exp_id is None:
-            continue
-        key = (exp_id, row["currency"])
-        costs[key] = costs.get(key, Decimal(0)) + Decimal(row["effective_cost"])
-        if row["phase"] == "eval":
-            evals[key] = evals.get(key, Decimal(0)) + Decimal(row["effective_cost"])
-        methods.setdefault(exp_id, row["method"])
-    experiments: list[Benefit] = []
-    for exp_id, currency in sorted(costs):
-        method, status, metrics = logged.get(exp_id, (methods.get(exp_id), None, {}))
-        cost = costs[(exp_id, currency)]
-        target = points(metrics.get("target"))
-        experiments.append(
-            Benefit(
-                "experiment",
-                method,
-                exp_id,
-                status,
-                1,
-                currency,
-                cost,
-                target,
-                points(metrics.get("general")),
-                per_point(cost, target),
-                evals.get((exp_id, currency), Decimal(0)),
-            )
-        )
-    out: list[Benefit] = []
-    groups = sorted({(e.method or "", e.currency) for e in experiments})
-    for method, currency in groups:
-        members = [e for e in experiments if (e.method or "", e.currency) == (method, currency)]
-        gains = [e.target_gain for e in members if e.target_gain is not None]
-        total = sum((e.cost for e in members), Decimal(0))
+        at = [headers.index(c) for c in columns]
+        cells = [tuple(row[i] for i in at) for row in found_rows]
+    else:
+        cells = [tuple(row[c] for c in columns) for row in sums]
+    table = compare.cost_benefit(rows_frame(cells, compare.SUMS), rows_frame(logged, compare.LOGGED))
+    out = []
+    for r in table.iter_rows(named=True):
+        if r["level"] == "experiment":
+            target, general = gains.get(r["experiment_id"], (None, None))
+        else:
+            target = with_sign(r["target_gain"], r["gained"] is not None and r["gained"] < 0)
+            general = with_sign(r["general_change"], r["changed"] is not None and r["changed"] < 0)
         out.append(
             Benefit(
-                "method",
-                method or None,
-                None,
-                None,
-                len(members),
-                currency,
-                total,
-                _mean(gains),
-                _mean([e.general_change for e in members if e.general_change is not None]),
-                per_point(total, sum(gains, Decimal(0)) if gains else None),
-                sum((e.eval_cost for e in members), Decimal(0)),
+                r["level"],
+                r["method"],
+                r["experiment_id"],
+                r["status"],
+                r["experiments"],
+                r["currency"],
+                r["cost"],
+                target,
+                general,
+                r["cost_per_point"],
+                r["eval_cost"],
+                with_sign(r["eval_share"], r["eval_cost"] < 0),
             )
         )
-        out.extend(members)
     return out

@@ -10,15 +10,18 @@ import difflib
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any
+
+import polars as pl
 
 from trainledger.core.config import Config
 from trainledger.core.errors import NotFound, TrainledgerError
+from trainledger.core.frames import MONEY, Schema, frame
 from trainledger.core.labels import canonical_value
 from trainledger.core.reporter import Silent
 from trainledger.experiments.log import ExperimentHeader, read_log
-from trainledger.reports.reconcile import billing_complete_through_many
-from trainledger.warehouse.connection import Connection, rows, run
+from trainledger.reports import compare
+from trainledger.reports.completeness import billing_complete_through_many
+from trainledger.warehouse.connection import Connection, arrow, run
 
 CLOSEST = 3
 
@@ -28,29 +31,46 @@ class KnownExperiment(ExperimentHeader):
     currency: str
     estimated: Decimal | None
     realized: Decimal
+    variance: Decimal | None  # realized - estimated (``compare.totals``)
     provisional: bool
 
-    @property
-    def variance(self) -> Decimal | None:
-        return None if self.estimated is None else self.realized - self.estimated
+
+KNOWN: Schema = {
+    "experiment_id": pl.String,
+    "project": pl.String,
+    "method": pl.String,
+    "status": pl.String,
+    "started_at": pl.Datetime("us"),
+    "ended_at": pl.Datetime("us"),
+    "currency": pl.String,
+    "estimated": MONEY,
+    "realized": MONEY,
+}
 
 
 def known(con: Connection, project: str | None = None, since: date | None = None) -> list[KnownExperiment]:
-    """The experiments of the log, newest first; ``provisional`` as in `reconcile` (the bill does not yet
-    reach the run's end)."""
-    found = rows(
-        con,
-        "report/experiments",
-        {"project": canonical_value(project) if project else None, "since": since},
+    """The experiments of the log, newest first, their variance from the comparison; ``provisional`` as in
+    `reconcile` (the bill does not yet reach the run's end)."""
+    return [KnownExperiment(**r) for r in known_frame(con, project, since).iter_rows(named=True)]
+
+
+def known_frame(con: Connection, project: str | None = None, since: date | None = None) -> pl.DataFrame:
+    """``known``'s experiments as a frame, in its order and with its columns."""
+    params = {"project": canonical_value(project) if project else None, "since": since}
+    found = compare.totals(frame(arrow(con, "report/experiments", params), KNOWN))
+    complete = billing_complete_through_many(con, found["experiment_id"].to_list())
+    return found.with_columns(
+        pl.Series(
+            "provisional",
+            [_provisional(e, complete[i]) for i, e in found.select("experiment_id", "ended_at").iter_rows()],
+            pl.Boolean,
+        )
     )
-    complete = billing_complete_through_many(con, [r["experiment_id"] for r in found])
-    return [_known(r, complete[r["experiment_id"]]) for r in found]
 
 
-def _known(r: dict[str, Any], complete: datetime | None) -> KnownExperiment:
-    ended = r["ended_at"]
-    provisional = ended is None or complete is None or complete < ended
-    return KnownExperiment(**{**r, "realized": Decimal(r["realized"])}, provisional=provisional)
+def _provisional(ended: datetime | None, complete: datetime | None) -> bool:
+    """Whether the bill does not yet reach the run's end."""
+    return ended is None or complete is None or complete < ended
 
 
 def require(con: Connection, config: Config, experiment_id: str, *, logged: bool = False) -> None:

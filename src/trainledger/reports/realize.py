@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from datetime import date
 from decimal import Decimal, localcontext
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trainledger.attribution import waste
 from trainledger.core import queries
 from trainledger.reports.dimensions import DIMENSIONS
 from trainledger.warehouse.connection import Connection
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 # Granularity -> (date_trunc unit, label format): ISO 8601, UTC, so text order is time order.
 GRANULARITIES = {
@@ -46,14 +49,7 @@ def cost_rows(
     """Allocations summed by (time bucket named after ``granularity``, first) + ``columns`` + currency
     (never mixed), money as Decimal with 12 places; ``max_seconds`` keeps only charges no longer than that.
     Plain rows, not a frame: `report` then needs no polars."""
-    params: dict[str, object] = {}
-    if "waste" in columns:
-        params.update(waste.outcomes(con).params())
-    bounds = {"since": since, "until": until, "max_seconds": max_seconds}
-    params.update((name, value) for name, value in bounds.items() if value is not None)
-    params.update((f"w{i}", value) for i, value in enumerate((where or {}).values()))
-    sql = cost_query(columns, granularity, [n for n in bounds if n in params], list(where or {}))
-    result = con.sql(sql, params=params) if params else con.sql(sql)
+    result = _costs(con, columns, granularity, since, until, where, max_seconds)
     headers = [d[0] for d in result.description]
     money = [i for i, h in enumerate(headers) if h in MONEY]
     found = result.fetchall()
@@ -62,6 +58,38 @@ def cost_rows(
             if any(row[i] is not None and row[i].as_tuple().exponent != -12 for i in money):
                 found[n] = tuple(_places(v) if i in money else v for i, v in enumerate(row))
     return headers, found
+
+
+def cost_table(
+    con: Connection,
+    columns: list[str],
+    granularity: str | None = None,
+    since: date | None = None,
+    until: date | None = None,
+    where: dict[str, str] | None = None,
+) -> pa.Table:
+    """``cost_rows``' sums as Arrow, for the Python API's frames (its money columns at 12 places there)."""
+    return _costs(con, columns, granularity, since, until, where).to_arrow_table()
+
+
+def _costs(
+    con: Connection,
+    columns: list[str],
+    granularity: str | None,
+    since: date | None,
+    until: date | None,
+    where: dict[str, str] | None,
+    max_seconds: int | None = None,
+) -> Any:
+    """The ``report/cost_by`` statement for these arguments, run (a DuckDB relation or an engine's result)."""
+    params: dict[str, object] = {}
+    if "waste" in columns:
+        params.update(waste.outcomes(con).params())
+    bounds = {"since": since, "until": until, "max_seconds": max_seconds}
+    params.update((name, value) for name, value in bounds.items() if value is not None)
+    params.update((f"w{i}", value) for i, value in enumerate((where or {}).values()))
+    sql = cost_query(columns, granularity, [n for n in bounds if n in params], list(where or {}))
+    return con.sql(sql, params=params) if params else con.sql(sql)
 
 
 def _places(value: Decimal | None) -> Decimal | None:

@@ -1,130 +1,27 @@
-"""Post-mortem of one experiment: estimated vs realized by phase x category, waste, and completeness."""
+"""Post-mortem of one experiment: estimated vs realized by phase x category, waste, and completeness; every
+figure of the comparison comes from ``compare`` (polars), for one experiment or every one at once."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import Decimal
 from typing import Any
+
+import polars as pl
 
 from trainledger.attribution import waste
 from trainledger.core.config_spend import ReservationConfig
+from trainledger.core.frames import frame, rows_frame, with_sign
 from trainledger.core.labels import canonical_value
 from trainledger.core.money import fmt
-from trainledger.core.providers import CLOUD, LLM_API
-from trainledger.core.timestamps import iso_utc as _iso
-from trainledger.core.vocabulary import phase_category_order
-from trainledger.experiments.log import ExperimentHeader
-from trainledger.warehouse.connection import Connection, run
-
-
-@dataclass
-class Row:
-    phase: str
-    category: str
-    estimated: Decimal | None
-    realized: Decimal
-    spend: str = CLOUD  # LLM_API: a model API's bill (judge calls, synthetic data) and its estimate
-
-    @property
-    def label(self) -> str:
-        """The category as people read it: an LLM API's line says so, beside the GPU line of its phase."""
-        return f"{self.category} (LLM API)" if self.spend == LLM_API else self.category
-
-    @property
-    def variance(self) -> Decimal | None:
-        return None if self.estimated is None else self.realized - self.estimated
-
-    @property
-    def variance_pct(self) -> Decimal | None:
-        if self.estimated in (None, Decimal(0)) or self.variance is None:
-            return None
-        return (self.variance / self.estimated * 100).quantize(Decimal("0.01"), ROUND_HALF_EVEN)
-
-
-@dataclass
-class Reconciliation(ExperimentHeader):
-    currency: str
-    billing_complete_through: datetime | None
-    provisional: bool
-    rows: list[Row]
-    idle: Decimal
-    failed: Decimal
-    assumptions: dict[str, Any] = field(default_factory=dict)
-    other_currencies: list[str] = field(default_factory=list)
-    metrics: dict[str, Any] = field(
-        default_factory=dict
-    )  # the log's metrics ({target, general}: before/after)
-    reservations: list[waste.ReservedUse] = field(default_factory=list)  # the [[reservations]] it used
-
-    @property
-    def unused_commitment(self) -> Decimal:
-        """Reserved capacity nobody used while the run ran, on the reservations it used."""
-        return sum((u.during_run for u in self.reservations), Decimal(0))
-
-    @property
-    def estimated_total(self) -> Decimal:
-        return sum((r.estimated or Decimal(0) for r in self.rows), Decimal(0))
-
-    @property
-    def realized_total(self) -> Decimal:
-        return sum((r.realized for r in self.rows), Decimal(0))
-
-    @property
-    def eval_share(self) -> Decimal | None:
-        """Evaluation's share of the realized cost (teams commonly see 20-40%)."""
-        total = self.realized_total
-        evaluation = sum((r.realized for r in self.rows if r.phase == "eval"), Decimal(0))
-        return evaluation / total if total > 0 else None
-
-    def to_json(self) -> dict[str, Any]:
-        """The SPEC §7 shape; money as decimal strings."""
-
-        def money(value: Decimal | None) -> str | None:
-            return None if value is None else fmt(value)
-
-        return {
-            "experiment_id": self.experiment_id,
-            "currency": self.currency,
-            "billing_complete_through": _iso(self.billing_complete_through),
-            "provisional": self.provisional,
-            "rows": [
-                {
-                    "phase": r.phase,
-                    "category": r.category,
-                    "estimated": money(r.estimated),
-                    "realized": money(r.realized),
-                    "variance": money(r.variance),
-                    "variance_pct": None if r.variance_pct is None else f"{r.variance_pct:f}",
-                    "spend": r.spend,
-                }
-                for r in self.rows
-            ],
-            "totals": {
-                "estimated": money(self.estimated_total),
-                "realized": money(self.realized_total),
-                "variance": money(self.realized_total - self.estimated_total),
-            },
-            "waste": {
-                "idle": money(self.idle),
-                "failed": money(self.failed),
-                "unused_commitment": money(self.unused_commitment),
-            },
-            "reservations": [
-                {
-                    "id": u.id,
-                    "project": u.project,
-                    "start": _iso(u.start),
-                    "end": _iso(u.end),
-                    "unused_during_run": money(u.during_run),
-                    "unused_in_window": money(u.in_window),
-                }
-                for u in self.reservations
-            ],
-            "assumptions": self.assumptions,
-        }
+from trainledger.estimate import implied
+from trainledger.reports import benefit, compare
+from trainledger.reports.completeness import billing_complete_through_many
+from trainledger.reports.reconciliation import Headline, Reconciliation, Row
+from trainledger.warehouse.connection import Connection, arrow, run
 
 
 def reconcile(
@@ -136,11 +33,12 @@ def reconcile(
 @dataclass
 class Billed:
     """What reconciling reads from the allocations, for a caller that has summed them already (the site,
-    its cube): ``realized``, the rows of ``report/reconcile_realized``; ``providers``, the (experiment,
-    provider) pairs of ``report/reconcile_billed_providers``; ``cost``, (experiment, currency, effective
-    cost) of every experiment, of which a failed run's is its waste (``report/waste_failed_cost``)."""
+    its cube): ``realized``, ``report/reconcile_realized``'s frame (``compare.REALIZED``); ``providers``,
+    the (experiment, provider) pairs of ``report/reconcile_billed_providers``; ``cost``, (experiment,
+    currency, effective cost) of every experiment, of which a failed run's is its waste
+    (``report/waste_failed_cost``)."""
 
-    realized: list[tuple[Any, ...]]
+    realized: pl.DataFrame
     providers: list[tuple[Any, ...]]
     cost: list[tuple[Any, ...]]
 
@@ -152,51 +50,103 @@ def reconcile_many(
     billed: Billed | None = None,
 ) -> list[Reconciliation]:
     """``reconcile`` of each id, in order, from one read per table for all of them (the allocations
-    grouped by experiment x phase x category x currency, the estimates, the log's windows): the site
-    reconciles every experiment, tens of thousands in a large month. ``reservations``: the config's
-    ``[[reservations]]``, for the unused reserved capacity of those a run used. ``billed``: the
-    allocations' part when the caller has summed it already; else read here."""
+    grouped by experiment x phase x category x currency, the estimates, the log's windows) and one
+    comparison (``compare``): the site reconciles every experiment, tens of thousands in a large month.
+    ``reservations``: the config's ``[[reservations]]``, for the unused reserved capacity of those a run
+    used. ``billed``: the allocations' part when the caller has summed it already; else read here."""
+    return compared(con, experiment_ids, reservations, billed).reconciliations
+
+
+@dataclass
+class Compared:
+    """Reconciliations in the order asked, with the comparison's frames they were read from (the Python
+    API hands these out): ``lines`` (``compare.lines``) and ``summaries`` (``compare.summaries``)."""
+
+    reconciliations: list[Reconciliation]
+    lines: pl.DataFrame
+    summaries: pl.DataFrame
+
+
+def compared(
+    con: Connection,
+    experiment_ids: list[str],
+    reservations: Sequence[ReservationConfig] = (),
+    billed: Billed | None = None,
+) -> Compared:
+    """``reconcile_many``'s reconciliations and the frames they come from."""
     keys = list(dict.fromkeys(canonical_value(i) for i in experiment_ids))
     ids = {"ids": keys}
     logged = {r[0]: r for r in run(con, "report/reconcile_experiments", ids).fetchall()}
-    estimates = _by_experiment(run(con, "report/reconcile_estimates", ids).fetchall())
+    estimates = frame(arrow(con, "report/reconcile_estimates", ids), compare.ESTIMATES)
     providers = failed = None  # without ``billed``, read by billing_complete_through_many and waste
     if billed is None:
-        realized_rows = run(con, "report/reconcile_realized", ids).fetchall()
+        realized = frame(arrow(con, "report/reconcile_realized", ids), compare.REALIZED)
     else:
         wanted = set(keys)
-        realized_rows = [r for r in billed.realized if r[0] in wanted]
+        realized = billed.realized.filter(pl.col("experiment_id").is_in(keys))
         providers = [r for r in billed.providers if r[0] in wanted]
         failed = [r for r in billed.cost if r[0] in logged and logged[r[0]][3] in waste.FAILED_STATUSES]
-    realized = _by_experiment(realized_rows)
     windows = _by_experiment(run(con, "report/reconcile_gpu_windows", ids).fetchall())
     results = dict(run(con, "report/reconcile_estimator_results", ids).fetchall())
     rate_card = {(e, cur): Decimal(v) for e, cur, v in run(con, "report/reconcile_rate_card", ids).fetchall()}
     complete = billing_complete_through_many(con, keys, providers)
-    currencies = {k: _currency(logged.get(k), estimates.get(k, []), realized.get(k, [])) for k in keys}
+    currencies = _currencies(keys, logged, estimates, realized)
     hidden = waste.experiments_waste(con, currencies, failed)
     reserved = waste.reserved_capacity(con, currencies, reservations)
-    built = {
-        k: _reconciliation(
+    gains = {k: _gains(logged.get(k)) for k in keys}
+    experiments = rows_frame(
+        (
+            (
+                k,
+                currencies[k],
+                hidden[k]["idle"],
+                hidden[k]["failed"],
+                sum((u.during_run for u in reserved[k]), Decimal(0)),
+                *gains[k],
+            )
+            for k in keys
+        ),
+        compare.EXPERIMENTS,
+    )
+    lines = compare.lines(estimates, realized, experiments)
+    summaries = compare.summaries(lines, experiments)
+    spent = realized.join(experiments.select("experiment_id", "currency"), on="experiment_id", how="inner")
+    compute = _cloud_compute(spent)
+    computed = implied.assumptions(
+        {
+            k: implied.Realized(
+                results.get(k),
+                currencies[k],
+                compute.get(k, {}),
+                _logged_gpu_hours(windows.get(k, []), complete[k]),
+            )
+            for k in keys
+        }
+    )
+    others = _other_currencies(spent)
+    bases = {e: set(b) for e, b in estimates.group_by("experiment_id").agg("basis").iter_rows()}
+    built: dict[str, Reconciliation] = {}
+    shown = summaries.select(SHOWN)  # only the figures a reconciliation holds: each costs a conversion
+    for summary, rows in zip(shown.iter_rows(named=True), _rows_by_experiment(lines, keys), strict=True):
+        k = summary["experiment_id"]
+        built[k] = _reconciliation(
             logged.get(k) or (k, None, None, None, None, None, "{}", "{}"),  # known from a tag only
-            currencies[k],
-            estimates.get(k, []),
-            realized.get(k, []),
+            summary,
+            rows,
             complete[k],
-            hidden[k],
-            results.get(k),
-            windows.get(k, []),
+            bases.get(k, set()),
+            gains[k],
+            computed[k],
+            others.get(k, []),
             reserved[k],
         )
-        for k in keys
-    }
     for k, r in built.items():
         if (k, r.currency) in rate_card:
             r.assumptions["priced_by_rate_card"] = (
                 f"{fmt(rate_card[k, r.currency])} {r.currency} of the realized cost is usage priced by "
                 "trainledger's rate card ([[rates]]), not a provider's invoice"
             )
-    return [built[canonical_value(i)] for i in experiment_ids]
+    return Compared([built[canonical_value(i)] for i in experiment_ids], lines, summaries)
 
 
 def _by_experiment(found: list[tuple[Any, ...]]) -> dict[str, list[tuple[Any, ...]]]:
@@ -207,53 +157,113 @@ def _by_experiment(found: list[tuple[Any, ...]]) -> dict[str, list[tuple[Any, ..
     return out
 
 
-def _currency(
-    logged: tuple[Any, ...] | None, estimates: list[tuple[Any, ...]], realized: list[tuple[Any, ...]]
-) -> str:
-    """The estimates' first currency, else the log's estimate's, else the first realized one, else USD."""
-    if estimates:
-        return str(estimates[0][3])
-    estimate = json.loads((logged[6] if logged else None) or "{}")
-    return str(estimate.get("currency", "")).upper() or min((r[3] for r in realized), default="USD")
+def _gains(logged: tuple[Any, ...] | None) -> tuple[Decimal | None, Decimal | None]:
+    """The log's target and general metric gains, in points (``benefit.points``)."""
+    metrics = json.loads((logged[7] if logged else None) or "{}")
+    return benefit.points(metrics.get("target")), benefit.points(metrics.get("general"))
+
+
+def _currencies(
+    keys: list[str], logged: dict[str, tuple[Any, ...]], estimates: pl.DataFrame, realized: pl.DataFrame
+) -> dict[str, str]:
+    """Per experiment, its estimates' first currency, else its log's estimate's, else its first realized
+    one, else USD."""
+    first = []
+    for found in (estimates, realized):
+        least = found.group_by("experiment_id").agg(pl.col("currency").min())
+        first.append(dict(zip(least["experiment_id"].to_list(), least["currency"].to_list(), strict=True)))
+    out = {}
+    for k in keys:
+        if k in first[0]:
+            out[k] = first[0][k]
+            continue
+        estimate = json.loads((logged[k][6] if k in logged else None) or "{}")
+        out[k] = str(estimate.get("currency", "")).upper() or first[1].get(k) or "USD"
+    return out
+
+
+def _cloud_compute(spent: pl.DataFrame) -> dict[str, dict[str, Decimal]]:
+    """Per experiment and phase, the realized cloud compute in the experiment's currency."""
+    found = (
+        spent.filter((pl.col("currency") == pl.col("currency_right")) & pl.col("cloud_compute").is_not_null())
+        .group_by("experiment_id", "phase", maintain_order=True)
+        .agg(pl.col("cloud_compute").sum())
+    )
+    out: dict[str, dict[str, Decimal]] = {}
+    for exp_id, phase, cost in found.iter_rows():
+        out.setdefault(exp_id, {})[phase] = cost
+    return out
+
+
+def _other_currencies(spent: pl.DataFrame) -> dict[str, list[str]]:
+    """Per experiment, the other currencies it was billed in (not converted, not in its figures)."""
+    found = spent.filter(pl.col("currency") != pl.col("currency_right")).group_by("experiment_id")
+    return {e: sorted(set(c)) for e, c in found.agg("currency").iter_rows()}
+
+
+def _rows_by_experiment(lines: pl.DataFrame, keys: list[str]) -> list[list[Row]]:
+    """The lines as Row objects, one list per experiment of ``keys`` (lines come sorted by experiment)."""
+    grouped: dict[str, list[Row]] = {k: [] for k in keys}
+    for exp_id, phase, category, spend, estimated, realized, variance, pct, over, _ in lines.iter_rows():
+        if pct is not None and not pct:
+            pct = with_sign(pct, (variance < 0) != (estimated < 0))
+        grouped[exp_id].append(Row(phase, category, estimated, realized, variance, pct, spend, over))
+    return [grouped[k] for k in keys]
+
+
+SHOWN = [
+    "experiment_id",
+    "currency",
+    "idle",
+    "failed",
+    "unused_commitment",
+    "estimated_total",
+    "realized",
+    "variance_total",
+    "variance",
+    "estimated",
+    "realized_estimated",
+    "unestimated",
+    "unestimated_lines",
+    "headline_variance",
+    "headline_pct",
+    "over",
+    "eval_cost",
+    "eval_share",
+    "waste",
+    "cost_per_point",
+]
 
 
 def _reconciliation(
     logged: tuple[Any, ...],
-    currency: str,
-    estimates: list[tuple[Any, ...]],
-    realized_rows: list[tuple[Any, ...]],
+    summary: dict[str, Any],
+    rows: list[Row],
     complete_through: datetime | None,
-    hidden: dict[str, Decimal],
-    estimator_detail: str | None,
-    windows: list[tuple[Any, ...]],
+    bases: set[str],
+    gains: tuple[Decimal | None, Decimal | None],
+    computed: dict[str, Any],
+    other_currencies: list[str],
     reserved: list[waste.ReservedUse],
 ) -> Reconciliation:
-    exp_id, project, method, status, started, ended, _, metrics_json = logged
-    realized = {(p, c, s): Decimal(cost) for p, c, s, cur, cost, _ in realized_rows if cur == currency}
-    estimated = {(p, c, s): Decimal(a) for p, c, s, cur, a, _ in estimates if cur == currency}
-    keys = sorted(
-        set(realized) | set(estimated), key=lambda k: (phase_category_order(k[:2]), k[2] == LLM_API)
-    )
-    rows = [Row(p, c, estimated.get((p, c, s)), realized.get((p, c, s), Decimal(0)), s) for p, c, s in keys]
+    exp_id, project, method, status, started, ended, _, _ = logged
     provisional = ended is None or complete_through is None or complete_through < ended
-    bases = {b for *_, b in estimates}
     assumptions: dict[str, Any] = {
         "estimate_source": _estimate_source(bases),
         "realized_measure": "EffectiveCost (amortised, net of credits)",
         "billing_complete_through": "end of the latest usage hour billed by the experiment's providers",
+        **computed,
     }
-    cloud_compute: dict[str, Decimal] = {}
-    for p, _, _, cur, _, cc in realized_rows:
-        if cur == currency and cc is not None:
-            cloud_compute[p] = cloud_compute.get(p, Decimal(0)) + Decimal(cc)
-    logged_hours = _logged_gpu_hours(windows, complete_through)
-    assumptions.update(compute_assumptions(estimator_detail, currency, cloud_compute, logged_hours))
     if status in waste.FAILED_STATUSES and isinstance(assumptions.get("compute"), list):
         for item in assumptions["compute"]:
             item["implied_mfu"] = None
         assumptions["implied_mfu"] = (
             f"not computed: the run {status}, the estimator's FLOPs are the planned work"
         )
+    s = summary
+    headline_negative = s["headline_variance"] is not None and (s["headline_variance"] < 0) != (
+        s["estimated"] < 0
+    )
     return Reconciliation(
         experiment_id=exp_id,
         project=project,
@@ -261,15 +271,33 @@ def _reconciliation(
         status=status,
         started_at=started,
         ended_at=ended,
-        currency=currency,
+        currency=s["currency"],
         billing_complete_through=complete_through,
         provisional=provisional,
         rows=rows,
-        idle=hidden["idle"],
-        failed=hidden["failed"],
+        idle=s["idle"],
+        failed=s["failed"],
+        unused_commitment=s["unused_commitment"],
+        estimated_total=s["estimated_total"],
+        realized_total=s["realized"],
+        variance_total=s["variance_total"],
+        variance=s["variance"],
+        headline=Headline(
+            s["estimated"],
+            s["realized_estimated"],
+            s["unestimated"],
+            s["unestimated_lines"],
+            s["headline_variance"],
+            with_sign(s["headline_pct"], headline_negative),
+            s["over"],
+        ),
+        eval_share=with_sign(s["eval_share"], s["eval_cost"] < 0),
+        hidden_cost=s["waste"],
+        target_points=gains[0],
+        general_points=gains[1],
+        cost_per_point=with_sign(s["cost_per_point"], s["realized"] < 0),
         assumptions=assumptions,
-        other_currencies=sorted({cur for _, _, _, cur, _, _ in realized_rows} - {currency}),
-        metrics=json.loads(metrics_json or "{}"),
+        other_currencies=other_currencies,
         reservations=reserved,
     )
 
@@ -282,108 +310,6 @@ def _estimate_source(bases: set[str]) -> str:
     if bases == {"estimator"}:
         return "estimator (the log gives no estimate)"
     return "experiment log and estimator"
-
-
-def billing_complete_through_many(
-    con: Connection, experiment_ids: list[str], billed_providers: list[tuple[Any, ...]] | None = None
-) -> dict[str, datetime | None]:
-    """Per experiment, the earliest, over the providers it ran on, of how far each one's bill is complete
-    (None while a provider it ran on has delivered no usage). ``billed_providers``: the rows of
-    ``report/reconcile_billed_providers`` when the caller has them already."""
-    complete = dict(run(con, "report/billing_complete_through").fetchall())
-    ids = {"ids": experiment_ids}
-    if billed_providers is None:
-        billed_providers = run(con, "report/reconcile_billed_providers", ids).fetchall()
-    used: dict[str, set[str]] = {i: set() for i in experiment_ids}
-    for exp_id, provider in [*run(con, "report/reconcile_providers", ids).fetchall(), *billed_providers]:
-        used[exp_id].add(provider)
-    out: dict[str, datetime | None] = {}
-    for exp_id, providers in used.items():
-        relevant = [complete[p] for p in sorted(providers) if p in complete] or list(complete.values())
-        missing = any(p not in complete for p in providers)
-        out[exp_id] = None if missing or not relevant else min(relevant)
-    return out
-
-
-def compute_assumptions(
-    estimator_detail: str | None,
-    currency: str,
-    cloud_compute: dict[str, Decimal],
-    logged: dict[str, Decimal],
-) -> dict[str, Any]:
-    """The estimator's assumptions (its result's JSON, None when it did not run) plus, per phase, implied
-    realized GPU hours and MFU from the realized cloud compute and the logged GPU hours.
-
-    Implied GPU hours = realized compute cost / the price per GPU hour the estimator used (an on-demand
-    price: Savings Plans and committed-use discounts make it read low); implied MFU = the estimator's
-    FLOPs / (implied GPU hours x peak). Logged GPU hours come from the experiment log's windows x GPUs.
-    Cloud compute only: an off-cloud ledger's compute (an LLM-judge API bill) bought no GPU hours.
-    """
-    if estimator_detail is None:
-        out: dict[str, Any] = {"estimator": "not run (no params in the log)"}
-        if logged:
-            out["compute"] = [
-                {"phase": p, "logged_gpu_hours": _q(logged[p], "0.01")}
-                for p in sorted(logged, key=lambda p: phase_category_order((p, "")))
-            ]
-        return out
-    detail = json.loads(estimator_detail)
-    facts = {k: v["value"] for k, v in detail["assumptions"].items()}
-    price = Decimal(facts["price_per_gpu_hour"]) if "price_per_gpu_hour" in facts else None
-    peak = Decimal(facts["peak_tflops"]) if "peak_tflops" in facts else None
-    same_money = price is not None and detail["currency"] == currency
-    flops: dict[str, int] = {}
-    est_hours: dict[str, Decimal] = {}
-    for p in detail["phases"]:
-        if p["category"] == "compute":
-            if p["flops"] is not None:
-                flops[p["phase"]] = p["flops"]
-            if p["gpu_hours"] is not None:
-                est_hours[p["phase"]] = Decimal(p["gpu_hours"])
-    phases = sorted(
-        set(flops) | set(cloud_compute) | set(logged), key=lambda p: phase_category_order((p, ""))
-    )
-    compute = []
-    for phase in phases:
-        cost = cloud_compute.get(phase)
-        implied = cost / price if (cost is not None and same_money and price) else None
-        mfu = (
-            Decimal(flops[phase]) / (implied * 3600 * peak * Decimal(10) ** 12)
-            if implied and peak and phase in flops
-            else None
-        )
-        compute.append(
-            {
-                "phase": phase,
-                "flops": flops.get(phase),
-                "estimated_gpu_hours": _q(est_hours.get(phase), "0.01"),
-                "realized_compute": None if cost is None else fmt(cost),
-                "implied_gpu_hours": _q(implied, "0.01"),
-                "logged_gpu_hours": _q(logged.get(phase), "0.01"),
-                "implied_mfu": _q(mfu, "0.0001"),
-            }
-        )
-    out = {
-        "estimator": {
-            k: {"value": v["value"], "source": v["source"]} for k, v in detail["assumptions"].items()
-        },
-        "estimator_missing": detail["missing"],
-        **({"estimator_warnings": detail["warnings"]} if detail.get("warnings") else {}),
-        "estimator_total": detail["total"],
-        "estimator_currency": detail["currency"],
-        "compute": compute,
-        "implied_gpu_hours": "realized compute cost / price_per_gpu_hour (on-demand: discounts make it read low)",
-        "implied_mfu": "estimator FLOPs / (implied GPU hours x 3600 x peak FLOP/s)",
-    }
-    if price is not None and not same_money:
-        out["implied_gpu_hours"] = (
-            f"not computed: estimator prices in {detail['currency']}, realized in {currency}"
-        )
-    return out
-
-
-def _q(value: Decimal | None, places: str) -> str | None:
-    return None if value is None else f"{value.quantize(Decimal(places), ROUND_HALF_EVEN):f}"
 
 
 def _logged_gpu_hours(windows: list[tuple[Any, ...]], until: datetime | None) -> dict[str, Decimal]:

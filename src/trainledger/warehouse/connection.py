@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import duckdb
 
@@ -18,6 +18,9 @@ from trainledger.core import providers, queries
 from trainledger.core.config import Config
 from trainledger.core.errors import NotFound, TrainledgerError, WarehouseBusy, WarehouseFault
 from trainledger.warehouse import schema
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 Connection = duckdb.DuckDBPyConnection
 T = TypeVar("T")
@@ -150,21 +153,32 @@ def session(con: Connection) -> None:
 
 @contextmanager
 def open_warehouse(
-    config: Config, *, write: bool, notify: Callable[[str], None] | None = None
+    config: Config,
+    *,
+    write: bool,
+    notify: Callable[[str], None] | None = None,
+    busy: Callable[[Path], Path] | None = None,
 ) -> Iterator[Connection]:
     """Open the warehouse; a writer creates it (0600 in a 0700 folder) and its schema.
 
     ``notify`` hears once that the call is waiting for another process's lock. While a writer is open
     the process umask is 077, so the files DuckDB adds next to the warehouse (its
-    write-ahead log, spill files) are owner-only too: they hold the same data.
+    write-ahead log, spill files) are owner-only too: they hold the same data. ``busy`` (readers only):
+    instead of waiting for a writer, read the file it returns, a copy of the last committed state
+    (``warehouse/snapshot.py``).
     """
     path = config.warehouse_path()
     with _faults_named(path):
-        yield from _open(config, path, write=write, notify=notify)
+        yield from _open(config, path, write=write, notify=notify, busy=busy)
 
 
 def _open(
-    config: Config, path: Path, *, write: bool, notify: Callable[[str], None] | None
+    config: Config,
+    path: Path,
+    *,
+    write: bool,
+    notify: Callable[[str], None] | None,
+    busy: Callable[[Path], Path] | None = None,
 ) -> Iterator[Connection]:
     timeout = config.warehouse.lock_timeout_s
     if not write:
@@ -172,7 +186,15 @@ def _open(
             raise NotFound(
                 f"{path}: no warehouse yet - run `trainledger nightly` (or `ingest` and `attribute`)"
             )
-        con = _connect(path, read_only=True, timeout_s=timeout, notify=notify, settings=_settings(config))
+        settings = _settings(config)
+        try:
+            con = _connect(
+                path, read_only=True, timeout_s=0 if busy else timeout, notify=notify, settings=settings
+            )
+        except WarehouseBusy:
+            if busy is None:
+                raise
+            con = _connect(busy(path), read_only=True, timeout_s=0, settings=settings)
         try:
             session(con)
             schema.check(con, path)
@@ -250,6 +272,14 @@ def run(con: Connection, name: str, params: dict[str, Any] | None = None) -> duc
     if not isinstance(con, duckdb.DuckDBPyConnection):
         return cast(duckdb.DuckDBPyConnection, con.execute(queries.load(name), params or {}, name=name))
     return con.execute(queries.load(name), params or {})
+
+
+def arrow(con: Connection, name: str, params: dict[str, Any] | None = None) -> pa.Table | None:
+    """The named query's result as Arrow (exact DECIMAL columns, no Python objects per value), for a
+    caller that computes on frames (``reports/compare.py``); None when an engine's statement returned none."""
+    if not isinstance(con, duckdb.DuckDBPyConnection):
+        return cast(Any, run(con, name, params)).to_arrow_table()
+    return con.sql(queries.load(name), params=params or {}).to_arrow_table()
 
 
 @contextmanager

@@ -15,7 +15,17 @@ from trainledger.core.config import Config
 from trainledger.core.gc_pause import no_cycle_collection
 from trainledger.core.reporter import Reporter
 from trainledger.outputs.postmortem_svg import STYLE
-from trainledger.outputs.site import api_spend, charts, data, layout, overview, pages, postmortems, publish
+from trainledger.outputs.site import (
+    api_spend,
+    charts,
+    data,
+    experiment_pages,
+    layout,
+    overview,
+    pages,
+    postmortems,
+    publish,
+)
 from trainledger.outputs.site.layout import Rendered
 from trainledger.reports.coverage import Coverage
 from trainledger.warehouse.connection import Connection, in_background
@@ -84,17 +94,24 @@ def _write_pages(
                     "<p>No allocations yet: run `trainledger nightly`.</p>",
                 )
             reporter.detail("overview written")
-            table = pages.experiment_table(found)
-            page("experiments.html", "Experiments", "experiments.html", pages.experiments_page(found, table))
+            table = experiment_pages.experiment_table(found)
+            page(
+                "experiments.html",
+                "Experiments",
+                "experiments.html",
+                experiment_pages.experiments_page(found, table),
+            )
             names = data.projects(cube)
             page(
                 "projects.html",
                 "Projects",
                 "projects.html",
-                pages.projects_index(names, cube.rollup(["project"])),
+                experiment_pages.projects_index(names, cube.rollup(["project"])),
             )
             for name in names:
-                body = pages.project_page(data.project(cube, name), table.by_project.get(name, Rendered()))
+                body = experiment_pages.project_page(
+                    data.project(cube, name), table.by_project.get(name, Rendered())
+                )
                 page(f"projects/{layout.slug(name)}.html", f"Project {name}", "projects.html", body, depth=1)
             page(
                 "methods.html",

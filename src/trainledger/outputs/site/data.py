@@ -15,12 +15,17 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
+import polars as pl
+
 from trainledger.core import providers
 from trainledger.core.config import Config
 from trainledger.core.config_spend import ReservationConfig
+from trainledger.core.frames import MONEY as MONEY_TYPE
+from trainledger.core.frames import rows_frame
 from trainledger.core.providers import CLOUD
-from trainledger.reports import benefit, budgets, coverage, realize, reconcile
+from trainledger.reports import benefit, budgets, compare, coverage, realize, reconcile
 from trainledger.reports.budgets import BudgetStatus, ShareStatus
+from trainledger.reports.reconciliation import Reconciliation
 from trainledger.warehouse.connection import Connection, run
 
 MONEY = realize.MONEY
@@ -152,7 +157,7 @@ def overview(con: Connection, config: Config, cube: Cube, period: str) -> Overvi
 class Experiments:
     """Reconciliations, newest first; ``total`` counts every experiment, ``rows`` may hold fewer."""
 
-    rows: list[reconcile.Reconciliation]
+    rows: list[Reconciliation]
     total: int
 
 
@@ -181,24 +186,31 @@ def billed(cube: Cube) -> reconcile.Billed:
     )
 
 
-def realized(by_provider: list[Row]) -> list[tuple[Any, ...]]:
-    """``report/reconcile_realized``'s rows (experiment, phase, category, spend, currency, realized, cloud
-    compute) from the cube's set by experiment, phase, category and provider. No phase reads 'unknown';
-    spend is the provider table's ('llm_api' for a model API's bill, else 'cloud'); cloud compute is compute neither from an
-    off-cloud ledger (provider manual) nor from a model API, None where there is none."""
-    totals: dict[tuple[Any, ...], Decimal] = {}
-    clouds: dict[tuple[Any, ...], Decimal] = {}
-    for r in by_provider:
-        if r["experiment_id"] is None:
-            continue
-        phase = "unknown" if r["phase"] is None else r["phase"]
-        spend = providers.spend_of(r["provider"])
-        key = (r["experiment_id"], phase, r["cost_category"], spend, r["currency"])
-        cost = r["effective_cost"]
-        totals[key] = totals[key] + cost if key in totals else cost
-        if r["cost_category"] == "compute" and spend == CLOUD and r["provider"] != "manual":
-            clouds[key] = clouds[key] + cost if key in clouds else cost
-    return [(*key, total, clouds.get(key)) for key, total in totals.items()]
+def realized(by_provider: list[Row]) -> pl.DataFrame:
+    """``report/reconcile_realized``'s frame (``compare.REALIZED``) from the cube's set by experiment,
+    phase, category and provider. No phase reads 'unknown'; spend is the provider table's ('llm_api' for a
+    model API's bill, else 'cloud'); cloud compute is compute neither from an off-cloud ledger (provider
+    manual) nor from a model API, null where there is none."""
+    columns = ["experiment_id", "phase", "cost_category", "provider", "currency", "effective_cost"]
+    cells = rows_frame(
+        ([r[c] for c in columns] for r in by_provider if r["experiment_id"] is not None),
+        {**dict.fromkeys(columns[:-1], pl.String), "effective_cost": MONEY_TYPE},
+    )
+    spends = {p: providers.spend_of(p) for p in cells["provider"].unique().to_list()}
+    spend = pl.col("provider").replace_strict(spends, return_dtype=pl.String)
+    cloud = (
+        (pl.col("cost_category") == "compute") & (pl.col("spend") == CLOUD) & (pl.col("provider") != "manual")
+    )
+    return (
+        cells.with_columns(pl.col("phase").fill_null("unknown"), spend.alias("spend"))
+        .group_by("experiment_id", "phase", "cost_category", "spend", "currency", maintain_order=True)
+        .agg(
+            pl.col("effective_cost").sum().alias("realized"),
+            pl.when(cloud.any()).then(pl.col("effective_cost").filter(cloud).sum()).alias("cloud_compute"),
+        )
+        .rename({"cost_category": "category"})
+        .select(list(compare.REALIZED))
+    )
 
 
 @dataclass

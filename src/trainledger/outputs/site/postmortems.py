@@ -21,7 +21,7 @@ from pathlib import Path
 
 from trainledger.outputs import postmortem
 from trainledger.outputs.site import layout
-from trainledger.reports.reconcile import Reconciliation
+from trainledger.reports.reconciliation import Reconciliation
 
 BACK_LINK = (
     '<p><a href="../experiments.html">&larr; all experiments</a> · <a href="../index.html">overview</a></p>\n'
