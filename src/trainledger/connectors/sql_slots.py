@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from trainledger.core import queries
+from trainledger.warehouse.connection import on_spark
 
 _SLOT = re.compile(r"\{\{(\w+)\}\}")
 
@@ -65,5 +66,9 @@ def render(name: str, /, **slots: Fragment) -> str:
 
 
 def run_filled(con: Any, name: str, params: Mapping[str, Any] | None = None, /, **slots: Fragment) -> Any:
-    """Execute a query file (rendered when it has slots) with DuckDB named parameters."""
+    """Execute a query file (rendered when it has slots) with DuckDB named parameters; on another engine by
+    its name too, with the slots' text, since the engine may have its own version of it."""
+    if on_spark(con):
+        texts = {slot: fragment.text for slot, fragment in slots.items()}
+        return con.execute(render(name, **slots), dict(params or {}), name=name, slots=texts)
     return con.execute(render(name, **slots), dict(params or {}))

@@ -15,11 +15,11 @@ from typing import Any
 
 import duckdb
 
-from trainledger.connectors import sql_slots
+from trainledger.connectors import spark_files, sql_slots
 from trainledger.core import queries
 from trainledger.core.currencies import ISO_4217
 from trainledger.core.errors import InputError
-from trainledger.warehouse.connection import Connection
+from trainledger.warehouse.connection import Connection, on_spark, run
 
 # What DuckDB raises for input it cannot read: a truncated gzip, an unparsable CSV, a corrupt parquet file.
 READ_ERRORS = (duckdb.IOException, duckdb.InvalidInputException, duckdb.ConversionException)
@@ -77,7 +77,10 @@ def create_raw_view(con: Connection, name: str, relation: duckdb.DuckDBPyRelatio
 
 def read_parquet(con: Connection, name: str, files: Sequence[Path]) -> None:
     """Parquet files as the view ``name``, columns matched by name, with ``filename`` and
-    ``file_row_number`` (what every normaliser reports a bad row with)."""
+    ``file_row_number`` (what every normaliser reports a bad row with); on Spark, read by Spark."""
+    if spark := on_spark(con):
+        spark_files.read_parquet(spark, name, [str(f) for f in files])
+        return
     relation = con.read_parquet(
         [str(f) for f in files],
         union_by_name=True,
@@ -90,7 +93,11 @@ def read_parquet(con: Connection, name: str, files: Sequence[Path]) -> None:
 
 def read_csv(con: Connection, name: str, files: Sequence[Path], **options: Any) -> None:
     """CSV (or csv.gz) files as text, with ``filename``, as the view ``name``; an unreadable file is one
-    line naming it. ``options`` are the format's own (union by name, null spellings, sniffing)."""
+    line naming it. ``options`` are the format's own (union by name, null spellings, sniffing). On Spark,
+    read by Spark and numbered as it is read (``number_rows`` then names the same rows)."""
+    if spark := on_spark(con):
+        spark_files.read_csv(spark, name, [str(f) for f in files], union=bool(options.get("union_by_name")))
+        return
     try:
         relation = con.read_csv(
             [str(f) for f in files], all_varchar=True, header=True, filename=True, **options
@@ -106,6 +113,9 @@ def number_rows(con: Connection, text_view: str, table: str) -> None:
 
     Read once, because every query over a CSV view reads and sniffs the files again.
     """
+    if spark := on_spark(con):
+        spark_files.same_rows(spark, table, text_view)
+        return
     _drop_temp(con, table)
     sql_slots.run_filled(
         con, "ingest/number_rows", table=sql_slots.ident(table), scan=sql_slots.ident(text_view)
@@ -114,6 +124,9 @@ def number_rows(con: Connection, text_view: str, table: str) -> None:
 
 def number_rows_by_file(con: Connection, view: str, scan: str) -> None:
     """The view ``view``: ``scan`` with ``file_row_number`` (0-based, per file, ``ingest/number_rows_by_file``)."""
+    if spark := on_spark(con):
+        spark_files.same_rows(spark, view, scan)
+        return
     sql_slots.run_filled(
         con, "ingest/number_rows_by_file", view=sql_slots.ident(view), scan=sql_slots.ident(scan)
     )
@@ -252,6 +265,8 @@ def duplicated_column(path: Path) -> str | None:
 
 
 def view_columns(con: Connection, view: str) -> dict[str, str]:
+    if spark := on_spark(con):
+        return spark_files.columns(spark, view)
     cur = sql_slots.run_filled(con, "ingest/view_columns", view=sql_slots.ident(view))
     return {d[0]: str(d[1]) for d in cur.description or []}
 
@@ -300,7 +315,7 @@ def first_problem(con: Connection, query: str, params: dict[str, Any]) -> None:
     text = queries.load(query)
     if "$currencies" in text:
         params = {**params, "currencies": sorted(ISO_4217)}
-    row = con.execute(text, params).fetchone()
+    row = (run(con, query, params) if on_spark(con) else con.execute(text, params)).fetchone()
     if row:
         file, line, column, problem = row
         where = f"{file}, row {line}" if line is not None else f"{file}"

@@ -22,6 +22,8 @@ from trainledger.warehouse import schema
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from trainledger.warehouse.spark import SparkWarehouse
+
 Connection = duckdb.DuckDBPyConnection
 T = TypeVar("T")
 Settings = dict[str, str | bool | int | float | list[str]]  # DuckDB's connect(config=...)
@@ -227,6 +229,15 @@ def _engine(con: Connection, config: Config, write: bool) -> Connection:
     from trainledger.warehouse.spark import SparkWarehouse
 
     return cast(Connection, SparkWarehouse(con, config, write))
+
+
+def on_spark(con: Connection) -> SparkWarehouse | None:
+    """The Spark stand-in when ``con`` is one (``engine = "spark"``): what reads a bill's files asks."""
+    if isinstance(con, duckdb.DuckDBPyConnection):
+        return None
+    from trainledger.warehouse.spark import SparkWarehouse
+
+    return con if isinstance(con, SparkWarehouse) else None
 
 
 @contextmanager

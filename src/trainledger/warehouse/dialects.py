@@ -56,6 +56,18 @@ SPARK_REWRITES = {
     "GROUPING(a, b, ...)": "grouping(a) * 2 + grouping(b) ...: Spark's grouping() takes one column (and its "
     "grouping_id() every grouping column, in order)",
     "gcd, lcm": "no Spark function: Euclid's algorithm, bounded to 92 steps (enough for 64-bit values)",
+    "timezone('UTC', ts)": "ts: Spark's session time zone is UTC, so a time read as UTC is the same instant",
+    "epoch_us(ts)": "unix_micros(ts)",
+    "isfinite(x)": "NOT isnan(x) AND abs(x) < infinity (Spark's NaN = NaN is true)",
+    "error(text)": "raise_error(text)",
+    "* REPLACE (e AS c)": "* EXCEPT (c), e AS c (Spark has EXCEPT, not REPLACE; c then comes last)",
+    "a // b on DECIMAL(38, 0) units": "(a - a % b) / b as DECIMAL(38, 0): exact, truncated toward zero as "
+    "DuckDB's // (Spark's div returns a 64-bit long)",
+    "CAST(json(text) AS MAP(...))": "from_json(text, 'map<string,string>')",
+    "json_valid(x), json_type(x)": "get_json_object(x, '$') IS NOT NULL; 'OBJECT' when json_object_keys(x) "
+    "is not NULL",
+    "WITH ... AS MATERIALIZED": "a plain CTE (Spark decides what to reuse)",
+    "DISTINCT ON (alias, ...)": "the aliased expressions (SQLGlot's window over them; Spark refuses an alias there)",
 }
 
 
@@ -129,15 +141,25 @@ def override(name: str, dialect: str) -> str | None:
     return (queries.directory() / "engines" / dialect / f"{name}.sql").read_text(encoding="utf-8")
 
 
+def _call(node: exp.Expr) -> tuple[str | None, list[exp.Expr]]:
+    """A function call's name and arguments, for a macro's: SQLGlot reads ``utc_time(x)`` as MySQL's
+    UTC_TIME, not as an unknown function."""
+    if isinstance(node, exp.Anonymous):
+        return node.name.lower(), node.expressions
+    if isinstance(node, exp.UtcTime) and node.this is not None:
+        return "utc_time", [node.this]
+    return None, []
+
+
 def _expand(tree: exp.Expr, macros: dict[str, Macro]) -> exp.Expr:
     """Replace every call of a macro by its body, arguments in place of parameters, until none is left."""
 
     def substitute(node: exp.Expr) -> exp.Expr:
-        name = node.name.lower() if isinstance(node, exp.Anonymous) else None
+        name, given = _call(node)
         if name not in macros:
             return node
         macro = macros[name]
-        args = dict(zip(macro.params, node.expressions, strict=True))
+        args = dict(zip(macro.params, given, strict=True))
 
         def put(inner: exp.Expr) -> exp.Expr:
             if (
@@ -154,7 +176,112 @@ def _expand(tree: exp.Expr, macros: dict[str, Macro]) -> exp.Expr:
     return tree.transform(substitute)
 
 
+def _units(node: exp.Expr) -> bool:
+    """Whether an expression computes on exact units (HUGEINT, Spark's DECIMAL(38, 0))."""
+    return any(
+        t.this == exp.DataType.Type.INT128
+        or (t.this == exp.DataType.Type.DECIMAL and [e.name for e in t.expressions] == ["38", "0"])
+        for t in node.find_all(exp.DataType)
+    )
+
+
+def _replace_star(select: exp.Select) -> exp.Select:
+    """``* REPLACE (e AS c)`` as ``* EXCEPT (c), e AS c`` (also for ``t.*``)."""
+    projections = []
+    for item in select.expressions:
+        star = item.this if isinstance(item, exp.Column) and isinstance(item.this, exp.Star) else item
+        if not isinstance(star, exp.Star) or not star.args.get("replace"):
+            projections.append(item)
+            continue
+        replaced = star.args["replace"]
+        kept = star.copy()
+        kept.set("replace", None)
+        kept.set("except_", [*(kept.args.get("except_") or []), *(exp.column(r.alias) for r in replaced)])
+        projections.append(exp.Column(this=kept, table=item.args.get("table")) if star is not item else kept)
+        projections.extend(r.copy() for r in replaced)
+    select.set("expressions", projections)
+    return select
+
+
+def _distinct_on_columns(select: exp.Select) -> exp.Select:
+    """``DISTINCT ON`` and its ORDER BY naming the select list's aliases: their expressions instead (SQLGlot
+    makes them a window, in which Spark refuses an alias of the same select)."""
+    aliases = {e.alias: e.this for e in select.expressions if isinstance(e, exp.Alias)}
+
+    def unalias(node: exp.Expr) -> exp.Expr:
+        if isinstance(node, exp.Column) and not node.table and node.name in aliases:
+            return aliases[node.name].copy()
+        return node
+
+    distinct = select.args["distinct"]
+    distinct.set("on", distinct.args["on"].transform(unalias))
+    if select.args.get("order"):
+        select.set("order", select.args["order"].transform(unalias))
+    return select
+
+
 def _spark_rewrite(node: exp.Expr) -> exp.Expr:
+    """One node as Spark runs it (``SPARK_REWRITES``). A new node is not visited again, so its parts are
+    rewritten here; a node changed in place is."""
+    if isinstance(node, exp.Select) and node.args.get("distinct") and node.args["distinct"].args.get("on"):
+        node = _distinct_on_columns(node)
+    if isinstance(node, exp.Select) and any(s.args.get("replace") for s in node.find_all(exp.Star)):
+        return _replace_star(node)
+    if isinstance(node, exp.CTE) and node.args.get("materialized"):
+        node.set("materialized", None)
+        return node
+    if isinstance(node, exp.IntDiv) and _units(node):
+        a, b = (side.transform(_spark_rewrite) for side in (node.this, node.expression))
+        rest = exp.paren(exp.Sub(this=a.copy(), expression=exp.Mod(this=a.copy(), expression=b.copy())))
+        return exp.cast(exp.paren(exp.Div(this=rest, expression=b.copy()), copy=False), "DECIMAL(38, 0)")
+    if (
+        isinstance(node, exp.Cast)
+        and isinstance(node.this, exp.ParseJSON)
+        and node.to.this == exp.DataType.Type.MAP
+    ):
+        text = node.this.this.transform(_spark_rewrite)
+        return exp.Anonymous(this="from_json", expressions=[text, exp.Literal.string("map<string,string>")])
+    if isinstance(node, exp.JSONType):
+        return _spark_function("json_type", [node.this.transform(_spark_rewrite)])
+    if isinstance(node, exp.Anonymous):
+        name = node.name.lower()
+        args = [a.transform(_spark_rewrite) for a in node.expressions]
+        if name == "timezone" and len(args) == 2 and args[0].is_string and args[0].name.upper() == "UTC":
+            return args[1]
+        if name in ("epoch_us", "error", "json_valid", "isfinite"):
+            return _spark_function(name, args)
+    return _spark_rewrite_more(node)
+
+
+def _spark_function(name: str, args: list[exp.Expr]) -> exp.Expr:
+    """A DuckDB function Spark has under another name or as another expression (``SPARK_REWRITES``)."""
+    (x,) = args
+    if name == "epoch_us":
+        return exp.Anonymous(this="unix_micros", expressions=[x])
+    if name == "error":
+        return exp.Anonymous(this="raise_error", expressions=[x])
+    if name == "json_valid":
+        return exp.Not(
+            this=exp.Is(
+                this=exp.Anonymous(this="get_json_object", expressions=[x, exp.Literal.string("$")]),
+                expression=exp.Null(),
+            )
+        )
+    if name == "json_type":
+        keys = exp.Anonymous(this="json_object_keys", expressions=[x])
+        return (
+            exp.case()
+            .when(exp.Not(this=exp.Is(this=keys, expression=exp.Null())), exp.Literal.string("OBJECT"))
+            .else_(exp.Literal.string("OTHER"))
+        )
+    finite = exp.and_(
+        exp.Not(this=exp.Anonymous(this="isnan", expressions=[x.copy()])),
+        exp.LT(this=exp.Abs(this=x.copy()), expression=exp.cast(exp.Literal.string("Infinity"), "DOUBLE")),
+    )
+    return exp.paren(finite, copy=False)
+
+
+def _spark_rewrite_more(node: exp.Expr) -> exp.Expr:
     if isinstance(node, exp.DataType) and node.this == exp.DataType.Type.INT128:
         return exp.DataType.build("DECIMAL(38, 0)")
     if isinstance(node, exp.DataType) and node.this == exp.DataType.Type.UBIGINT:
@@ -227,10 +354,13 @@ def _rewrite(tree: exp.Expr, dialect: str) -> exp.Expr:
     return tree
 
 
-def statement(name: str, dialect: str) -> exp.Expr:
-    """The named query as ``dialect`` runs it (its override, when it has one)."""
+def statement(name: str, dialect: str, slots: dict[str, str] | None = None) -> exp.Expr:
+    """The named query as ``dialect`` runs it (its override, when it has one, with its ``{{slots}}`` filled
+    with ``slots``' text as connectors/sql_slots.py fills the DuckDB statement's)."""
     text = override(name, dialect)
     if text is not None:
+        body = _body(text)
+        text = re.sub(r"\{\{(\w+)\}\}", lambda m: (slots or {})[m.group(1)], body)
         return _expand(sqlglot.parse_one(text, read=dialect), engine_macros(dialect))
     return parse(queries.load(name), dialect)
 

@@ -10,8 +10,10 @@ export's sums, a check), never a month of rows.
 
 Writes to the big tables are staged in the Spark session and reach storage on commit only, each table in a
 new location and then the pointer swapped (``warehouse/spark_tables.py``): a killed run leaves the previous
-state. Until the connectors read bills on Spark, ingest writes ``charges`` in DuckDB and the changed table is
-published to Spark's storage before a Spark statement reads it.
+state. Ingest reads a bill's files on Spark too (``connectors/spark_files.py``): the scans are temporary views
+of the session, so the connector's statements over them (validation, normalisation, the insert into
+``charges``) run on Spark; a DuckDB statement that reads a Spark table (the files no charge refers to any more)
+gets that part's result, small by design, as a table of its own.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from sqlglot import exp
 from trainledger.core import queries
 from trainledger.core.config import Config
 from trainledger.core.errors import TrainledgerError
-from trainledger.warehouse import dialects
+from trainledger.warehouse import dialects, spark_money
 from trainledger.warehouse.spark_tables import SparkTables
 
 if TYPE_CHECKING:
@@ -39,7 +41,7 @@ BIG = ("charges", "charge_kinds", "allocation_rows")
 # The stages whose named queries read the bill itself (charges) on Spark.
 SPARK_STAGES = {"attribute", "checks", "report", "export"}
 _WRITES_CHARGES = re.compile(r"\b(INSERT\s+INTO|DELETE\s+FROM|UPDATE)\s+charges\b", re.IGNORECASE)
-_BIG_WORDS = re.compile(r"\b(allocations|allocation_rows|charge_kinds)\b", re.IGNORECASE)
+_BIG_WORDS = re.compile(r"\b(charges|allocations|allocation_rows|charge_kinds)\b", re.IGNORECASE)
 
 
 def session(config: Config) -> SparkSession:
@@ -60,6 +62,9 @@ def session(config: Config) -> SparkSession:
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.ansi.enabled": "true",  # overflow raises, never wraps or rounds silently
         "spark.ui.showConsoleProgress": "false",  # stdout carries data only
+        # Spark 4.x's constraint propagation fails on a union under a filter of the insert's rows
+        # ("key not found" in UnionBase.rewriteConstraints); it only prunes filters, which these plans lack
+        "spark.sql.constraintPropagation.enabled": "false",
         **config.warehouse.spark_conf,
     }
     for key, value in settings.items():
@@ -114,6 +119,7 @@ class SparkWarehouse:
         self.macros: dict[str, dialects.Macro] = {}  # table macros, inlined where called
         self.uploaded: dict[str, int] = {}  # DuckDB table -> the DuckDB write epoch it was uploaded at
         self.epoch = 0
+        spark_money.register(self.spark)
         self._register_views()
 
     # --- the DuckDB surface the pipeline uses -------------------------------------------------------
@@ -141,12 +147,16 @@ class SparkWarehouse:
     def sql(self, sql: str, params: dict[str, Any] | None = None) -> Any:
         return self.execute(sql, params)
 
-    def execute(self, sql: str, params: Any = None, name: str | None = None) -> Any:
-        """Run one statement where its tables live (``name``: the query it came from, if any)."""
+    def execute(
+        self, sql: str, params: Any = None, name: str | None = None, slots: dict[str, str] | None = None
+    ) -> Any:
+        """Run one statement where its tables live (``name``: the query it came from, if any, and ``slots``
+        the text its ``{{slots}}`` were filled with: an engine's own version is filled alike)."""
         if not self._maybe_spark(sql, name) or isinstance(params, Sequence):
             return self._duck(sql, params)
         try:
-            tree = dialects.statement(name, "spark") if name else dialects.parse(sql, "spark")
+            own = name is not None and dialects.override(name, "spark") is not None
+            tree = dialects.statement(name, "spark", slots) if name and own else dialects.parse(sql, "spark")
         except sqlglot.ParseError:
             if name:
                 raise
@@ -161,9 +171,14 @@ class SparkWarehouse:
         words = set(re.findall(r"\w+", code.lower()))
         return bool(_BIG_WORDS.search(code)) or bool(words & self.temps) or bool(words & set(self.macros))
 
+    def register_scan(self, name: str, df: DataFrame) -> None:
+        """A bill's files as read by Spark, as the temporary view ``name`` the connector's statements read."""
+        df.createOrReplaceTempView(name)
+        self.temps.add(name.lower())
+
     def _duck(self, sql: str, params: Any) -> Any:
         if _WRITES_CHARGES.search(sql):
-            self.tables.charges_changed()
+            raise TrainledgerError(f"a statement writing charges could not run on Spark: {sql.strip()[:200]}")
         if not sql.lstrip().upper().startswith(("SELECT", "WITH")):
             self.epoch += 1
         return self.duck.execute(sql, params) if params is not None else self.duck.execute(sql)
@@ -178,15 +193,35 @@ class SparkWarehouse:
         if isinstance(tree, exp.Insert | exp.Delete):
             target = tree.this.this.name if isinstance(tree.this, exp.Schema) else tree.this.name
             if target not in big:
-                return self._duck(sql, params)
+                return self._duck_over_spark(sql, params, big)
         elif isinstance(tree, exp.Create):
-            if not (name and name.split("/")[0] in SPARK_STAGES):
+            if not (name and name.split("/")[0] in SPARK_STAGES) and not (_tables(tree) & big):
                 return self._duck(sql, params)
-        else:
-            stage_reads_bill = bool(name and name.split("/")[0] in SPARK_STAGES)
-            if not (_tables(tree) & (big if stage_reads_bill else big - {"charges"})):
-                return self._duck(sql, params)
+        elif not (_tables(tree) & big):
+            return self._duck(sql, params)
         return self._spark(tree, params)
+
+    def _duck_over_spark(self, sql: str, params: dict[str, Any], big: set[str]) -> Any:
+        """A DuckDB statement whose subqueries read Spark's tables: each such subquery's result (small: the
+        file slots charges still use) comes down as a table of its own, read in its place."""
+        tree = sqlglot.parse_one(sql, read="duckdb")
+        pulled: list[str] = []
+        for select in list(tree.find_all(exp.Select)):
+            if select is tree or select.parent is None or not (_tables(select) & big):
+                continue
+            name = f"spark_result_{len(pulled)}"
+            rows = self._spark(dialects.parse(select.sql("duckdb"), "spark"), params).table
+            self.duck.register(name, rows)
+            pulled.append(name)
+            select.replace(exp.select("*").from_(name))
+        if not pulled:
+            return self._duck(sql, params)
+        try:
+            text = tree.sql("duckdb")
+            return self._duck(text, {k: v for k, v in params.items() if f"${k}" in text})
+        finally:
+            for name in pulled:
+                self.duck.unregister(name)
 
     def _inline(self, tree: exp.Expr) -> exp.Expr:
         """Replace each call of a table macro in FROM/JOIN by its body, as a subquery."""
@@ -208,13 +243,13 @@ class SparkWarehouse:
 
     # --- Spark --------------------------------------------------------------------------------------
     def _spark(self, tree: exp.Expr, params: dict[str, Any]) -> SparkResult:
-        if self.tables.charges_stale:
-            self.tables.register()
         self._upload(tree.expression if isinstance(tree, exp.Create) else tree)
         used = {p.name for p in tree.find_all(exp.Placeholder)}
         args = {k: v for k, v in params.items() if k in used} or None
         if isinstance(tree, exp.Insert):
-            self.tables.insert(tree.this.name, self._df(tree.expression, args))
+            self.tables.insert(
+                tree.this.name, self._df(tree.expression, args), by_name=bool(tree.args.get("by_name"))
+            )
             self._register_views()
             return SparkResult(None)
         if isinstance(tree, exp.Delete):
@@ -229,7 +264,11 @@ class SparkWarehouse:
             return SparkResult(None)
         if isinstance(tree, exp.Create):
             table = tree.this.name.lower()
-            self._df(tree.expression, args).localCheckpoint().createOrReplaceTempView(table)
+            df = self._df(tree.expression, args)
+            # a view stays a query over its files (a month is never held); a table is computed once
+            (
+                df if str(tree.args.get("kind")).upper() == "VIEW" else df.localCheckpoint()
+            ).createOrReplaceTempView(table)
             self.temps.add(table)
             return SparkResult(None)
         return SparkResult(_arrow(self._df(tree, args)))

@@ -65,15 +65,13 @@ class SparkTables:
         self.root = location(config)
         self.schemas = {t: [(c, spark_type(str(ty))) for c, ty in _columns(duck, t)] for t in TABLES}
         self.current: dict[str, str | None] = {t: None for t in TABLES}
-        self.charges_fingerprint: str | None = None
         pointer = self.root / POINTER
         if pointer.exists():
-            saved = json.loads(pointer.read_text(encoding="utf-8"))
-            self.current.update(saved["tables"])
-            self.charges_fingerprint = saved.get("charges_fingerprint")
+            self.current.update(json.loads(pointer.read_text(encoding="utf-8"))["tables"])
         self.staged: dict[str, DataFrame] = {}
         self.published: dict[str, str] = {}  # table -> folder already written in this transaction
-        self.charges_stale = self.charges_fingerprint != self._fingerprint()
+        if write and self.current["charges"] is None:
+            self._adopt_charges()
         self.catalog = SparkDatabase(spark, config)
         if write and self.catalog.enabled:
             self.catalog.ensure()
@@ -115,50 +113,47 @@ class SparkTables:
         return self._typed(table, self.spark.read.parquet(str(self.root / table / folder)))
 
     def register(self) -> None:
-        """The current version of each table as a temporary view of its name; charges published first
-        when DuckDB's changed."""
-        if self.charges_stale:
-            self._publish_charges()
+        """The current version of each table as a temporary view of its name."""
         for table in TABLES:
             self.df(table).createOrReplaceTempView(table)
 
-    def _fingerprint(self) -> str:
-        row = self.duck.execute(
-            "SELECT count(*), coalesce(sum(charge_id), 0), coalesce(sum(billed_cost), 0) FROM charges"
-        ).fetchone()
-        return json.dumps([str(v) for v in row or ()])
-
-    def charges_changed(self) -> None:
-        self.charges_stale = True
-
-    def _publish_charges(self) -> None:
-        """Copy DuckDB's charges (ingest still writes them there) to a new folder that Spark reads."""
+    def _adopt_charges(self) -> None:
+        """A warehouse that ingested with ``engine = "duckdb"`` before: its charges, copied once to a new
+        folder, become Spark's (committed with the run's first commit; ingest then writes them on Spark)."""
+        (held,) = self.duck.execute("SELECT count(*) FROM charges").fetchone() or (0,)
+        if not held:
+            return
         folder = f"v-{uuid.uuid4().hex}"
         target = self.root / "charges" / folder
         target.mkdir(parents=True)
         self.duck.execute(f"COPY charges TO '{target / 'part-0.parquet'}' (FORMAT parquet)")
         self.published["charges"] = folder
-        self.charges_fingerprint = self._fingerprint()
         self.staged["charges"] = self._typed("charges", self.spark.read.parquet(str(target)))
-        self.charges_stale = False
 
     # --- a transaction ------------------------------------------------------------------------------
     def begin(self) -> None:
-        """Start from the committed tables; charges published from DuckDB's committed rows are kept."""
+        """Start from the committed tables; charges adopted from the DuckDB file are kept."""
         for table in [t for t in self.staged if t not in self.published]:
             del self.staged[table]
 
-    def insert(self, table: str, rows: DataFrame) -> None:
-        """Append the statement's rows, by position as DuckDB's INSERT without a column list."""
+    def insert(self, table: str, rows: DataFrame, by_name: bool = False) -> None:
+        """Append the statement's rows, by position as DuckDB's INSERT without a column list, or ``by_name``
+        (INSERT ... BY NAME: a column the rows leave out is NULL)."""
+        if by_name:
+            from pyspark.sql import functions as F
+
+            given = set(rows.columns)
+            rows = rows.select(
+                [F.col(f"`{c}`") if c in given else F.lit(None).alias(c) for c, _ in self.schemas[table]]
+            )
         self.staged[table] = self.df(table).unionByName(self._typed(table, rows)).localCheckpoint()
 
     def replace(self, table: str, rows: DataFrame) -> None:
         self.staged[table] = self._typed(table, rows).localCheckpoint()
 
     def rollback(self) -> None:
-        """Back to the committed tables; a publication of charges stays unless DuckDB's rows now differ."""
+        """Back to the committed tables."""
         self.begin()
-        self.charges_stale = self.charges_fingerprint != self._fingerprint()
 
     def commit(self, write: bool) -> None:
         """Write each changed table to a new folder, then swap the pointer (the commit point)."""
@@ -174,7 +169,7 @@ class SparkTables:
         pointer = self.root / POINTER
         tmp = self.root / f"{POINTER}.{uuid.uuid4().hex}.tmp"
         tmp.write_text(
-            json.dumps({"tables": self.current, "charges_fingerprint": self.charges_fingerprint}, indent=2),
+            json.dumps({"tables": self.current}, indent=2),
             encoding="utf-8",
         )
         os.replace(tmp, pointer)
