@@ -68,9 +68,12 @@ def assert_same_allocations(engines: dict[str, Project], at_least: int = 2000) -
     assert len(on_duckdb) > at_least
     assert on_spark == on_duckdb
     # and each charge's shares sum to it exactly, against the bill as ingested
-    with duckdb.connect(str(engines["spark"].warehouse), read_only=True) as con:
-        bill = {cid: (b, e, li) for cid, b, e, li in con.execute(
-            "SELECT charge_id, billed_cost, effective_cost, list_cost FROM charges").fetchall()}  # fmt: skip
+    root = engines["spark"].root / ".trainledger" / "spark"
+    folder = json.loads((root / "CURRENT.json").read_text(encoding="utf-8"))["tables"]["charges"]
+    bill = {
+        c["charge_id"]: (c["billed_cost"], c["effective_cost"], c["list_cost"])
+        for c in pq.read_table(root / "charges" / folder).to_pylist()
+    }
     sums: dict[int, list[Decimal]] = {}
     for row in on_spark:
         total = sums.setdefault(row[0], [Decimal(0)] * 3)
@@ -78,3 +81,18 @@ def assert_same_allocations(engines: dict[str, Project], at_least: int = 2000) -
             total[i] += row[20 + i]
     assert {cid: tuple(s) for cid, s in sums.items()} == bill
     return on_spark
+
+
+def duckdb_charges(project: Project) -> list[tuple[Any, ...]]:
+    with duckdb.connect(str(project.warehouse), read_only=True) as con:
+        return con.execute("SELECT * FROM charges ORDER BY charge_id").fetchall()
+
+
+def spark_charges(project: Project) -> list[tuple[Any, ...]]:
+    """The charges Spark committed (the folder the pointer names), read by DuckDB's parquet reader."""
+    root = project.root / ".trainledger" / "spark"
+    folder = json.loads((root / "CURRENT.json").read_text(encoding="utf-8"))["tables"]["charges"]
+    with duckdb.connect() as con:
+        return con.execute(
+            "SELECT * FROM read_parquet(?) ORDER BY charge_id", [str(root / "charges" / folder / "*.parquet")]
+        ).fetchall()

@@ -15,11 +15,12 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pyarrow.parquet as pq
 import pytest
 
 from conftest import Project, demo_config
-from spark_checks import assert_same_allocations, cli_in, spark_allocations
+from spark_checks import assert_same_allocations, cli_in, duckdb_charges, spark_allocations, spark_charges
 from trainledger.core import config as config_module
 from trainledger.core.errors import ConfigError
 from trainledger.warehouse import dialects, spark_tables
@@ -66,6 +67,16 @@ def engines(tmp_path_factory: pytest.TempPathFactory, demo_files: Path) -> Itera
     yield projects
 
 
+def test_the_bill_read_by_spark_gives_the_charges_duckdb_gives(engines: dict[str, Project]) -> None:
+    """Ingest ran on Spark (the files read by Spark, charges its parquet table): every column of every
+    charge equals DuckDB's, ids (file slot and row) included."""
+    expected = duckdb_charges(engines["duckdb"])
+    assert len(expected) == 2273  # the demo's 2,269 CUR line items and the ledger's 4 rows
+    assert spark_charges(engines["spark"]) == expected
+    with duckdb.connect(str(engines["spark"].warehouse), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM charges").fetchone() == (0,)  # none through DuckDB
+
+
 def test_every_allocation_and_every_output_is_the_same_on_spark(engines: dict[str, Project]) -> None:
     allocations = assert_same_allocations(engines)
     assert any(row[1] > 1 for row in allocations)  # the exact split by time windows ran on Spark too
@@ -76,6 +87,13 @@ def test_every_allocation_and_every_output_is_the_same_on_spark(engines: dict[st
     for experiment in ("exp-sft-0412", "exp-rl-0421", "exp-opd-0425"):
         expected = json.loads(duck("reconcile", experiment, "--format", "json").stdout)
         assert json.loads(spark("reconcile", experiment, "--format", "json").stdout) == expected
+    for engine, project in engines.items():  # Spark had no timezone('UTC', ts)
+        focus = cli_in(project.root)("export", "--format", "focus", "--period", "2026-11", "--out",
+                                     str(project.root / "focus.csv"))  # fmt: skip
+        assert focus.exit_code == 0, (engine, focus.stderr)
+    assert (engines["spark"].root / "focus.csv").read_bytes() == (
+        engines["duckdb"].root / "focus.csv"
+    ).read_bytes()
     name = "trainledger-2026-11.csv"
     assert (engines["spark"].root / "exports" / name).read_bytes() == (
         engines["duckdb"].root / "exports" / name

@@ -58,7 +58,7 @@ SPARK_REWRITES = {
     "gcd, lcm": "no Spark function: Euclid's algorithm, bounded to 92 steps (enough for 64-bit values)",
     "timezone('UTC', ts)": "ts: Spark's session time zone is UTC, so a time read as UTC is the same instant",
     "epoch_us(ts)": "unix_micros(ts)",
-    "isfinite(x)": "NOT isnan(x) AND abs(x) < infinity (Spark's NaN = NaN is true)",
+    "isfinite(x)": "NOT isnan(x) AND abs(x) <= the largest DOUBLE (Spark's NaN = NaN is true)",
     "error(text)": "raise_error(text)",
     "* REPLACE (e AS c)": "* EXCEPT (c), e AS c (Spark has EXCEPT, not REPLACE; c then comes last)",
     "a // b on DECIMAL(38, 0) units": "(a - a % b) / b as DECIMAL(38, 0): exact, truncated toward zero as "
@@ -276,7 +276,7 @@ def _spark_function(name: str, args: list[exp.Expr]) -> exp.Expr:
         )
     finite = exp.and_(
         exp.Not(this=exp.Anonymous(this="isnan", expressions=[x.copy()])),
-        exp.LT(this=exp.Abs(this=x.copy()), expression=exp.cast(exp.Literal.string("Infinity"), "DOUBLE")),
+        exp.LTE(this=exp.Abs(this=x.copy()), expression=exp.Literal.number("1.7976931348623157E308")),
     )
     return exp.paren(finite, copy=False)
 

@@ -1,0 +1,205 @@
+"""Bills read by Spark itself (`engine = "spark"`): the real CUR month in the shared reference data gives
+DuckDB's charges and byte-identical exports; money read from doubles and text equals DuckDB's macro to the
+last digit; a bad row is the same one line on both engines; an unchanged delivery is skipped, a restated
+month replaced, and a run killed before its pointer swap leaves the last committed charges.
+
+The Spark session is the process's (local[2]), shared with tests/test_spark_engine.py. Skipped where Java or
+pyspark is missing.
+"""
+
+from __future__ import annotations
+
+import csv
+import shutil
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import Project
+from spark_checks import cli_in, duckdb_charges, spark_charges
+from trainledger.core import queries
+from trainledger.warehouse import spark_tables
+
+pytestmark = pytest.mark.slow
+
+if shutil.which("java") is None:
+    pytest.skip(
+        "no Java runtime (Spark needs Java 17: apt-get install openjdk-17-jre-headless)",
+        allow_module_level=True,
+    )
+pytest.importorskip("pyspark", reason="pyspark not installed (pip install 'trainledger[spark]')")
+
+REFERENCE = Path("/work/shared/reference-data")
+CUR_CSV = REFERENCE / "aws-cur-sample" / "sample-anonymous-aws-export-dataset.csv"
+CUR_PARQUET = REFERENCE / "aws-cur-workshop" / "Oct2018-WorkshopCUR-00001.snappy.parquet"
+SPARK = (
+    'engine = "spark"\nmaster = "local[2]"\n'
+    'spark_conf = { "spark.sql.shuffle.partitions" = "2", "spark.ui.enabled" = "false" }\n'
+)
+
+
+def _project(root: Path, engine: str, sources: dict[str, Path]) -> Project:
+    project = Project(root)
+    entries = "".join(
+        f'[[sources]]\nname = "{n}"\nkind = "aws-cur"\nuri = "{u}"\n' for n, u in sources.items()
+    )
+    project.write_config(
+        '[warehouse]\npath = ".trainledger/ledger.duckdb"\n'
+        + (SPARK if engine == "spark" else "")
+        + entries
+        + f'[experiments]\nuri = "{root / "experiments.jsonl"}"\n[exports]\ndir = "{root / "exports"}"\n'
+    )
+    return project
+
+
+@pytest.fixture(scope="module")
+def real_month(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Project]]:
+    """The reference CUR files (legacy CSV, legacy parquet) through nightly on each engine."""
+    if not (CUR_CSV.is_file() and CUR_PARQUET.is_file()):
+        pytest.skip(f"reference CUR files not found under {REFERENCE} (see its SOURCE.md files)")
+    projects = {}
+    for engine in ("duckdb", "spark"):
+        project = _project(tmp_path_factory.mktemp(engine), engine, {"cur": CUR_CSV, "workshop": CUR_PARQUET})
+        result = cli_in(project.root)("nightly")
+        assert result.exit_code == 0, result.stderr
+        projects[engine] = project
+    yield projects
+
+
+def test_the_real_cur_month_read_by_spark_gives_duckdbs_charges_and_exports(
+    real_month: dict[str, Project],
+) -> None:
+    expected = duckdb_charges(real_month["duckdb"])
+    with CUR_CSV.open(newline="", encoding="utf-8") as handle:
+        rows = sum(1 for _ in csv.DictReader(handle))
+    assert rows == 1281 and len(expected) == rows + pq.ParquetFile(CUR_PARQUET).metadata.num_rows
+    assert spark_charges(real_month["spark"]) == expected
+    names = sorted(p.name for p in (real_month["duckdb"].root / "exports").iterdir())
+    assert names == ["alerts.json", "trainledger-2018-10.csv", "trainledger-2023-11.csv"]
+    for name in names:
+        assert (real_month["spark"].root / "exports" / name).read_bytes() == (
+            real_month["duckdb"].root / "exports" / name
+        ).read_bytes()
+
+
+def test_an_unchanged_delivery_is_skipped_on_spark(real_month: dict[str, Project]) -> None:
+    before = spark_charges(real_month["spark"])
+    result = cli_in(real_month["spark"].root)("ingest")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.count("unchanged") == 2, result.stdout
+    assert spark_charges(real_month["spark"]) == before
+
+
+def _with_cost(source: Path, target: Path, row: int, cost: str) -> None:
+    """A copy of the CSV whose data row ``row`` (1-based) has ``lineItem/UnblendedCost`` = ``cost``."""
+    with source.open(newline="", encoding="utf-8") as handle:
+        lines = list(csv.reader(handle))
+    lines[row][lines[0].index("lineItem/UnblendedCost")] = cost
+    with target.open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows(lines)
+
+
+def test_a_bad_row_is_the_same_line_on_both_engines(tmp_path: Path) -> None:
+    if not CUR_CSV.is_file():
+        pytest.skip(f"{CUR_CSV} not found")
+    bill = tmp_path / "cur.csv"
+    _with_cost(CUR_CSV, bill, 700, "12,5")
+    found = {}
+    for engine in ("duckdb", "spark"):
+        (tmp_path / engine).mkdir()
+        project = _project(tmp_path / engine, engine, {"cur": bill})
+        result = cli_in(project.root)("ingest")
+        assert result.exit_code == 1
+        found[engine] = result.stderr.strip().splitlines()[-1]
+    assert found["duckdb"] == (
+        f"trainledger: error: {bill}, row 700, column line_item_unblended_cost: expected a finite number, got '12,5'"
+    )
+    assert found["spark"] == found["duckdb"]
+
+
+def test_a_restated_month_is_replaced_and_a_killed_ingest_leaves_the_last_commit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not CUR_CSV.is_file():
+        pytest.skip(f"{CUR_CSV} not found")
+    bill = tmp_path / "cur.csv"
+    shutil.copy(CUR_CSV, bill)
+    (tmp_path / "p").mkdir()
+    project = _project(tmp_path / "p", "spark", {"cur": bill})
+    assert cli_in(project.root)("ingest").exit_code == 0
+    first = spark_charges(project)
+    _with_cost(CUR_CSV, bill, 5, "1000.000000000001")  # AWS restates the month: one line's cost changes
+    pointer = project.root / ".trainledger" / "spark" / "CURRENT.json"
+    before = pointer.read_bytes()
+
+    def killed(*args: object) -> None:
+        raise KeyboardInterrupt  # the process dies between writing the new folders and the swap
+
+    monkeypatch.setattr(spark_tables.os, "replace", killed)
+    assert cli_in(project.root)("ingest").exit_code != 0
+    monkeypatch.undo()
+    assert pointer.read_bytes() == before and spark_charges(project) == first
+    assert cli_in(project.root)("ingest").exit_code == 0
+    restated = spark_charges(project)
+    assert len(restated) == len(first) == 1281
+    changed = [(a, b) for a, b in zip(first, restated, strict=True) if a != b]
+    assert len(changed) == 1281  # new ids: the period was replaced whole
+    with duckdb.connect(str(project.warehouse), read_only=True) as con:
+        columns = [r[0] for r in con.execute("DESCRIBE charges").fetchall()]
+    billed, row = columns.index("billed_cost"), columns.index("source_row")
+    with CUR_CSV.open(newline="", encoding="utf-8") as handle:
+        was = Decimal(list(csv.DictReader(handle))[4]["lineItem/UnblendedCost"])
+    assert (
+        sum(c[billed] for c in restated) - sum(c[billed] for c in first) == Decimal("1000.000000000001") - was
+    )
+    assert [c[billed] for c in restated if c[row] == 5] == [Decimal("1000.000000000001")]
+
+
+# Doubles whose shortest round-trip text Java 17's Double.toString does not give, ties at the 12th place,
+# values below 1e-12 and at the edge of DECIMAL(38, 12), and text as CSV bills write it.
+DOUBLES = [
+    2.82879384806159e17, 8.41e21, 2.0e23 / 10, 0.000520833333333333, 5e-13, 1.5e-12, 2.5e-12, -2.5e-12, 1e-13,
+    0.1 + 0.2, 1 / 3, -2 / 3, 9007199254740993.0, 5e-324, -0.0, 123456789.123456789, 9.99999e25, 4.35e-10,
+]  # fmt: skip
+TEXTS = [
+    "0.0000000000005", "0.0000000000015", "1E-13", "-2.5e-12", " 7.25 ", "+.5", "12345678901234.1234567890125",
+    "9.984E-7", "1e25", "0.000000000000500000001", "-0", "1.",
+]  # fmt: skip
+
+
+def test_money_read_by_spark_equals_duckdbs_on_adversarial_values(tmp_path: Path) -> None:
+    from pyspark.sql import SparkSession
+
+    from trainledger.warehouse import spark_money
+
+    file = tmp_path / "money.parquet"
+    pq.write_table(
+        pa.table({"i": list(range(len(DOUBLES))), "x": DOUBLES, "t": (TEXTS * 2)[: len(DOUBLES)]}), file
+    )
+    macros = [s for s in queries.load("schema/warehouse").split(";") if "MACRO" in s and "money" in s]
+    with duckdb.connect() as con:
+        con.execute(";".join(macros))
+        expected = con.execute(
+            "SELECT i, money(x), money(t) FROM read_parquet(?) ORDER BY i", [str(file)]
+        ).fetchall()
+    spark = SparkSession.getActiveSession() or SparkSession.builder.master("local[2]").getOrCreate()
+    spark_money.register(spark)
+    spark.read.parquet(str(file)).createOrReplaceTempView("money_values")
+    got = [
+        tuple(r)
+        for r in spark.sql(
+            "SELECT i, trainledger_money(x), trainledger_money(t) FROM money_values ORDER BY i"
+        ).collect()
+    ]
+    assert got == expected
+    assert expected[0][1] == Decimal("282879384806159000")  # Java's text would add 8
+    assert [r[1] for r in expected[5:8]] == [
+        Decimal("2E-12"),
+        Decimal("2E-12"),
+        Decimal("-2E-12"),
+    ]  # half-even
