@@ -246,6 +246,18 @@ class SparkWarehouse:
         self._upload(tree.expression if isinstance(tree, exp.Create) else tree)
         used = {p.name for p in tree.find_all(exp.Placeholder)}
         args = {k: v for k, v in params.items() if k in used} or None
+        if isinstance(tree, exp.Insert) and tree.this.name == "charges":
+            # money added as a bill is normalised stays DECIMAL(38, 12), as in DuckDB: by default Spark cuts
+            # a sum's scale to 11 places to make room for a digit (1000.000000000001 + 0 = 1000.00000000000).
+            # Only here: the exact split's unit arithmetic relies on Spark's usual division types.
+            self.spark.conf.set("spark.sql.decimalOperations.allowPrecisionLoss", "false")
+            try:
+                rows = self._df(tree.expression, args)
+                self.tables.insert("charges", rows, by_name=bool(tree.args.get("by_name")))
+            finally:
+                self.spark.conf.unset("spark.sql.decimalOperations.allowPrecisionLoss")
+            self._register_views()
+            return SparkResult(None)
         if isinstance(tree, exp.Insert):
             self.tables.insert(
                 tree.this.name, self._df(tree.expression, args), by_name=bool(tree.args.get("by_name"))
