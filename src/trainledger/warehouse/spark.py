@@ -41,6 +41,7 @@ BIG = ("charges", "charge_kinds", "allocation_rows")
 # The stages whose named queries read the bill itself (charges) on Spark.
 SPARK_STAGES = {"attribute", "checks", "report", "export"}
 _WRITES_CHARGES = re.compile(r"\b(INSERT\s+INTO|DELETE\s+FROM|UPDATE)\s+charges\b", re.IGNORECASE)
+_PRECISION_LOSS = "spark.sql.decimalOperations.allowPrecisionLoss"
 _BIG_WORDS = re.compile(r"\b(charges|allocations|allocation_rows|charge_kinds)\b", re.IGNORECASE)
 
 
@@ -249,13 +250,18 @@ class SparkWarehouse:
         if isinstance(tree, exp.Insert) and tree.this.name == "charges":
             # money added as a bill is normalised stays DECIMAL(38, 12), as in DuckDB: by default Spark cuts
             # a sum's scale to 11 places to make room for a digit (1000.000000000001 + 0 = 1000.00000000000).
-            # Only here: the exact split's unit arithmetic relies on Spark's usual division types.
-            self.spark.conf.set("spark.sql.decimalOperations.allowPrecisionLoss", "false")
+            # Only here: the exact split's unit arithmetic relies on Spark's usual division types. The value
+            # before (the default, or the user's own from spark_conf) is put back after.
+            before = self.spark.conf.get(_PRECISION_LOSS, None)
+            self.spark.conf.set(_PRECISION_LOSS, "false")
             try:
                 rows = self._df(tree.expression, args)
                 self.tables.insert("charges", rows, by_name=bool(tree.args.get("by_name")))
             finally:
-                self.spark.conf.unset("spark.sql.decimalOperations.allowPrecisionLoss")
+                if before is None:
+                    self.spark.conf.unset(_PRECISION_LOSS)
+                else:
+                    self.spark.conf.set(_PRECISION_LOSS, before)
             self._register_views()
             return SparkResult(None)
         if isinstance(tree, exp.Insert):
