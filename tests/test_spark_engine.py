@@ -63,6 +63,8 @@ def engines(tmp_path_factory: pytest.TempPathFactory, demo_files: Path) -> Itera
         assert cli_in(project.root)("ingest").exit_code == 0
         result = cli_in(project.root)("nightly")
         assert result.exit_code == 2, result.stderr  # the demo's budget crosses its 80% threshold
+        # both deliveries already ingested: skipped, on either engine
+        assert result.stdout.count("\tunchanged\n") == 2, result.stdout
         projects[engine] = project
     yield projects
 
