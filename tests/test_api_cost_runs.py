@@ -164,6 +164,7 @@ def test_api_days_split_among_the_runs_that_name_the_workspace(tmp_path: Path) -
     assert sum(s[-1] for s in shares) == Decimal("1085.50")
 
 
+@pytest.mark.slow  # a Spark session: about 50 s
 def test_spark_splits_the_api_days_as_duckdb_does(tmp_path: Path) -> None:
     if shutil.which("java") is None:
         pytest.skip("no Java runtime (Spark needs Java 17: apt-get install openjdk-17-jre-headless)")

@@ -28,6 +28,8 @@ from conftest import REFERENCE, Project, needs_reference
 from test_reference_files import EXAMPLE_NAMES, HOUR_30, SPEC_EXAMPLES, spec_example_rows, with_currency
 from trainledger.cli import cli
 
+pytestmark = pytest.mark.slow  # the validator is a process of its own, about 3 s a file
+
 CUR_MONTH = REFERENCE / "aws-cur-workshop" / "Oct2018-WorkshopCUR-00001.snappy.parquet"
 FOCUS_SAMPLE = REFERENCE / "focus-sample" / "FOCUS-1.0" / "focus_sample.csv"
 CUR_BILLED = Decimal("4064.4831315379")  # aws-cur-workshop/SOURCE.md, "Independent totals"

@@ -4,6 +4,7 @@ trainledger is refused with one line, and nothing in it changes."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
@@ -11,14 +12,18 @@ from pathlib import Path
 import duckdb
 from click.testing import Result
 
-from conftest import Project, warehouse_state
+from conftest import ROOT, Project, warehouse_state
 from focus_files import FOCUS_CONFIG, experiment, write_focus
+
+# The layout a writer last brought the warehouse to: the digest of the statements that make it.
+LAYOUT = ("layout", hashlib.sha256((ROOT / "queries" / "schema" / "warehouse.sql").read_bytes()).hexdigest())
+META = [LAYOUT, ("schema_version", "3")]
 
 
 def stored(project: Project) -> list[tuple[object, ...]]:
     con = duckdb.connect(str(project.warehouse), read_only=True)
     try:
-        return con.execute("SELECT key, value FROM trainledger_meta").fetchall()
+        return con.execute("SELECT key, value FROM trainledger_meta ORDER BY key").fetchall()
     finally:
         con.close()
 
@@ -26,7 +31,7 @@ def stored(project: Project) -> list[tuple[object, ...]]:
 def test_a_new_warehouse_is_stamped_with_schema_3(run: Callable[..., Result], project: Project) -> None:
     result = run("nightly")
     assert result.exit_code == 0
-    assert stored(project) == [("schema_version", "3")]
+    assert stored(project) == META
     assert "brought from schema" not in result.stderr  # a new warehouse is not an upgrade
 
 
@@ -54,7 +59,7 @@ def test_a_warehouse_from_before_versions_is_refused_by_readers_and_stamped_by_t
     again = run("nightly")
     assert again.exit_code == 0, again.stderr
     after = warehouse_state(project.warehouse)
-    assert after.pop("trainledger_meta") == [("schema_version", "3")]
+    assert after.pop("trainledger_meta") == META
     assert after == original  # brought up to date, not rebuilt: this warehouse's providers were the table's
 
 
@@ -147,7 +152,7 @@ def test_a_schema_2_warehouse_is_brought_to_the_provider_table_in_place(
 
     assert result.exit_code == 0, result.stderr
     assert f"{project.warehouse}: brought from schema 2 to 3 in place" in result.stderr
-    assert stored(project) == [("schema_version", "3")]
+    assert stored(project) == META
     con = duckdb.connect(str(project.warehouse), read_only=True)
     try:
         after = con.execute("SELECT charge_id, provider, host_provider FROM charges ORDER BY 1").fetchall()
@@ -166,3 +171,26 @@ def test_a_schema_2_warehouse_is_brought_to_the_provider_table_in_place(
         ("oci", "unattributed", "", Decimal("3.50")),
     ]
     assert kinds == [("azure",), ("oci",)]
+
+
+def test_a_writer_brings_a_warehouse_made_by_other_statements_up_to_date(
+    run: Callable[..., Result], project: Project
+) -> None:
+    """Each writer skips the schema's statements when the warehouse was last brought up to date by the same
+    ones; a trainledger whose statements differ (a new view, same version) runs them again."""
+    assert run("nightly").exit_code == 0
+    con = duckdb.connect(str(project.warehouse))
+    con.execute("DROP VIEW resource_names")
+    con.execute("UPDATE trainledger_meta SET value = 'an older layout' WHERE key = 'layout'")
+    con.close()
+
+    assert run("attribute").exit_code == 0
+
+    assert stored(project) == META
+    con = duckdb.connect(str(project.warehouse), read_only=True)
+    try:
+        assert con.execute(
+            "SELECT count(*) FROM duckdb_views() WHERE view_name = 'resource_names'"
+        ).fetchone() == (1,)
+    finally:
+        con.close()

@@ -1,20 +1,14 @@
--- Experiments' log windows on the instances of `[[reservations]]` entries, with each run's span (the run's
--- own times, else its first window start and last window end, as waste_idle takes it): which reservations
--- a run used, and during what. A window's resource matches by the log's name or any other name the bill or
--- the inventory gives the same resource (resource_names), as in attribution.
+-- Experiments' log windows on the instances of `[[reservations]]` entries, with each run's span (the table
+-- macro run_spans, as waste_idle takes it): which reservations a run used, and during what. A window's
+-- resource matches by the log's name or any other name the bill or the inventory gives the same resource
+-- (resource_names), as in attribution.
 -- Grain: experiment x window x matching instance name.
 -- Parameters: $ids (list of experiment ids), $instances (list of the reservations' instance names).
 WITH names AS (SELECT provider, name, rkey FROM resource_names),
 windows AS (
     SELECT * FROM experiment_resources WHERE experiment_id IN (SELECT unnest($ids))
 ),
-span AS (
-    SELECT x.experiment_id,
-           coalesce(any_value(e.started_at), min(x.started_at)) AS run_start,
-           coalesce(any_value(e.ended_at), max(x.ended_at)) AS run_end
-    FROM windows x LEFT JOIN experiments e ON e.experiment_id = x.experiment_id
-    GROUP BY x.experiment_id
-),
+span AS (SELECT * FROM run_spans($ids)),
 named AS (
     SELECT experiment_id, started_at, ended_at, resource_id AS name FROM windows
     UNION

@@ -1,7 +1,8 @@
 -- Idle cost on the resources each experiment used, within its run (hidden cost, SPEC §4).
 -- An idle allocation covers one time segment of a charge that no run used; an experiment's part is that
--- segment's overlap with the run [started_at, ended_at) (from the log; the first window start and last
--- window end when the run's own times are missing), in integer units of 1e-12, each part floored.
+-- segment's overlap with the run [started_at, ended_at) (the table macro run_spans: from the log, the first
+-- window start and last window end when the run's own times are missing), in integer units of 1e-12, each
+-- part floored.
 -- Resources match by the bill's name or an inventory alias, as in attribution. Concurrent experiments on
 -- one resource may both count the same idle segment; `report --by waste` counts every cent once.
 -- Grain: experiment x currency (those with idle cost). Parameters: $ids (list of experiment ids).
@@ -21,13 +22,7 @@ bill_names AS (
     SELECT u.experiment_id, u.provider, n.name
     FROM used u JOIN names n ON n.rkey = u.rkey AND n.provider = u.provider
 ),
-span AS (
-    SELECT x.experiment_id,
-           coalesce(any_value(e.started_at), min(x.started_at)) AS run_start,
-           coalesce(any_value(e.ended_at), max(x.ended_at)) AS run_end
-    FROM windows x LEFT JOIN experiments e ON e.experiment_id = x.experiment_id
-    GROUP BY x.experiment_id
-),
+span AS (SELECT * FROM run_spans($ids)),
 idle AS (
     SELECT DISTINCT b.experiment_id, a.charge_id, a.share_no, a.currency, a.effective_cost,
            a.charge_period_start, a.charge_period_end

@@ -71,6 +71,7 @@ def experiments_waste(
     ``failed``: everything the experiment cost when it failed, was aborted or cancelled (re-run or not).
     ``failed_cost``: the rows of ``report/waste_failed_cost`` when the caller has them already."""
     ids = {"ids": list(currencies)}
+    run(con, "report/run_spans")
     idle = {(e, c): units for e, c, units in run(con, "report/waste_idle", ids).fetchall()}
     if failed_cost is None:
         statuses = {**ids, "statuses": list(FAILED_STATUSES)}
@@ -111,6 +112,7 @@ def reserved_capacity(
         return out
     params = {"ids": list(currencies), "instances": sorted({i for r in reservations for i in r.instances})}
     windows: dict[str, list[tuple[Any, ...]]] = {}
+    run(con, "report/run_spans")
     for exp_id, *rest in run(con, "report/reconcile_reserved_windows", params).fetchall():
         windows.setdefault(exp_id, []).append(tuple(rest))
     found: dict[tuple[str, str], list[tuple[Any, ...]]] = {}

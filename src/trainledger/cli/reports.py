@@ -105,7 +105,7 @@ def report(
 @click.pass_obj
 def reconcile(obj: Context, experiment_id: str, fmt_: str, out: str | None) -> None:
     """Estimated vs realized cost of one experiment, by phase and category."""
-    from trainledger.outputs import postmortem, views
+    from trainledger.outputs import postmortem
     from trainledger.reports import experiments as experiments_module
     from trainledger.reports import reconcile as reconcile_module
     from trainledger.warehouse.connection import open_warehouse
@@ -120,7 +120,7 @@ def reconcile(obj: Context, experiment_id: str, fmt_: str, out: str | None) -> N
     elif fmt_ == "html":
         text = postmortem.html(result)
     else:
-        text = visible_lines(postmortem.text(views.terminal_safe(result)))
+        text = visible_lines(postmortem.text(postmortem.terminal_safe(result)))
     emit_text(text, out)
 
 

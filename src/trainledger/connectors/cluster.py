@@ -20,7 +20,6 @@ from trainledger.connectors.contract import Delivery, Example, Staged
 from trainledger.core import hostlist
 from trainledger.core.config import Config
 from trainledger.core.config_types import SourceConfig, SourceOptions
-from trainledger.core.errors import InputError
 from trainledger.core.rate_card import RateCard
 from trainledger.core.reporter import Reporter
 from trainledger.core.timestamps import naive_utc
@@ -46,10 +45,7 @@ class Options(SourceOptions):
     @field_validator("nodes")
     @classmethod
     def _hostlist(cls, value: str) -> str:
-        try:
-            hostlist.expand(value, "nodes")
-        except InputError as exc:
-            raise ValueError(str(exc).removeprefix("nodes: ")) from None
+        hostlist.check(value, "nodes")
         return value
 
     @model_validator(mode="after")

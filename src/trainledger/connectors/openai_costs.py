@@ -20,18 +20,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 from trainledger.connectors import api_costs, api_pages
 from trainledger.connectors.api_pages import Cost, Names, Page, Shape, bounded, expect, optional_text
-from trainledger.connectors.contract import Delivery, Example, Staged
+from trainledger.connectors.contract import Example
 from trainledger.core import providers
-from trainledger.core.config import Config
-from trainledger.core.config_types import SourceConfig
 from trainledger.core.currencies import ISO_4217
 from trainledger.core.errors import InputError
-from trainledger.core.reporter import Reporter
-from trainledger.warehouse.connection import Connection
 
 LIMIT = 31  # buckets per page: a month in one page (the API allows 1-180)
 NAMES_LIMIT = 100  # projects per page, the most the list gives
@@ -143,13 +140,6 @@ EXAMPLE = Example(
 )
 
 
-def deliveries(
-    source: SourceConfig, config: Config, period: str | None, reporter: Reporter
-) -> list[Delivery]:
-    return api_costs.deliveries(API, source, config, period, reporter)
-
-
-def stage(
-    con: Connection, source: SourceConfig, config: Config, delivery: Delivery, reporter: Reporter
-) -> Staged:
-    return api_costs.stage(API, con, source, config, delivery, reporter)
+# The kind's Bill functions: the shared cost-API reader with this provider's API.
+deliveries = partial(api_costs.deliveries, API)
+stage = partial(api_costs.stage, API)

@@ -78,3 +78,13 @@ def expand(hostlist: str, where: str) -> list[str]:
             if len(nodes) > MAX_NODES:
                 raise InputError(f"{where}: hostlist {hostlist!r} names more than {MAX_NODES} nodes")
     return nodes
+
+
+def check(hostlist: str | None, key: str) -> None:
+    """For a config model's validator: ValueError (pydantic's way) unless ``hostlist`` expands, without the
+    key, which pydantic names itself."""
+    if hostlist is not None:
+        try:
+            expand(hostlist, key)
+        except InputError as exc:
+            raise ValueError(str(exc).removeprefix(f"{key}: ")) from None

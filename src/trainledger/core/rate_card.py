@@ -46,13 +46,8 @@ class RateConfig(Strict):
     @classmethod
     def _hostlist(cls, value: str | None) -> str | None:
         from trainledger.core import hostlist
-        from trainledger.core.errors import InputError
 
-        if value is not None:
-            try:
-                hostlist.expand(value, "node")
-            except InputError as exc:
-                raise ValueError(str(exc).removeprefix("node: ")) from None
+        hostlist.check(value, "node")
         return value
 
     @model_validator(mode="after")

@@ -33,32 +33,24 @@ OLD_LOG_PROBS = (
 
 
 def sft(b: Builder) -> None:
-    got = b.need(["model_params_b", "train_samples", "avg_tokens_per_sample"], "SFT training")
-    model = b.model("model", "model_params_b", "active_params_b")
-    if got is None or model is None:
+    read = _training_sequences(b, "SFT", "one pass over the data", 1)
+    if read is None:
         return
-    epochs = b.multiplier("epochs", "one pass over the data")
-    length, context, per_sample = _sample_length(b, got["avg_tokens_per_sample"])
-    tokens = got["train_samples"] * length * epochs
+    model, tokens, context, per_sample = read
     factor, passes, what = b.train_passes()
     b.flops_work(
         "train", f"SFT {what}", model, tokens, factor, "train", f"train_samples x {per_sample} x epochs"
     )
     b.attention("train", "SFT", tokens, context, passes, "train")
-    batch = b.p.number("batch_size")
-    if batch is not None:
-        b.tokens_per_gpu_step(batch * context, f"batch_size x {_step_length(b)} / gpus")
+    _tokens_per_step(b, 1, context)
 
 
 def dpo(b: Builder) -> None:
     """The policy trains on the chosen and the rejected response of each pair; the reference scores both."""
-    got = b.need(["model_params_b", "train_samples", "avg_tokens_per_sample"], "DPO training")
-    model = b.model("model", "model_params_b", "active_params_b")
-    if got is None or model is None:
+    read = _training_sequences(b, "DPO", "one pass over the pairs", 2)
+    if read is None:
         return
-    epochs = b.multiplier("epochs", "one pass over the pairs")
-    length, context, per_sample = _sample_length(b, got["avg_tokens_per_sample"])
-    tokens = 2 * got["train_samples"] * length * epochs
+    model, tokens, context, per_sample = read
     b.note("dpo_sequences", "2 per pair", "DPO trains on the chosen and the rejected sequence of each pair")
     factor, passes, what = b.train_passes()
     source = f"2 x train_samples (pairs) x {per_sample} x epochs"
@@ -74,9 +66,30 @@ def dpo(b: Builder) -> None:
         )
         if reference == Model("reference", model.total_b, model.active_b):
             b.attention("train", "DPO reference", tokens, context, 1, "prefill")
+    _tokens_per_step(b, 2, context)
+
+
+def _training_sequences(
+    b: Builder, method: str, one_pass: str, per_sample: int
+) -> tuple[Model, Decimal, Decimal, str] | None:
+    """SFT and DPO train one model on train_samples x epochs (a DPO sample is a pair: two sequences):
+    (the model, the tokens trained, the attention context, what a sequence's length is), or None when a
+    needed key is missing (the builder has said which)."""
+    got = b.need(["model_params_b", "train_samples", "avg_tokens_per_sample"], f"{method} training")
+    model = b.model("model", "model_params_b", "active_params_b")
+    if got is None or model is None:
+        return None
+    epochs = b.multiplier("epochs", one_pass)
+    length, context, what = _sample_length(b, got["avg_tokens_per_sample"])
+    return model, per_sample * got["train_samples"] * length * epochs, context, what
+
+
+def _tokens_per_step(b: Builder, per_sample: int, context: Decimal) -> None:
+    """The tokens a GPU holds per optimizer step, when the batch size is given (the low-utilisation check)."""
     batch = b.p.number("batch_size")
     if batch is not None:
-        b.tokens_per_gpu_step(2 * batch * context, f"2 x batch_size x {_step_length(b)} / gpus")
+        times = "" if per_sample == 1 else f"{per_sample} x "
+        b.tokens_per_gpu_step(per_sample * batch * context, f"{times}batch_size x {_step_length(b)} / gpus")
 
 
 def rollouts(b: Builder, scorer: str) -> None:

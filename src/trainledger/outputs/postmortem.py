@@ -10,12 +10,13 @@ never shown as a saving.
 from __future__ import annotations
 
 import unicodedata
+from dataclasses import replace
 from functools import lru_cache
 
 from trainledger.outputs import postmortem_figures as figures
 from trainledger.outputs.escape import esc
 from trainledger.outputs.postmortem_svg import STYLE, chart
-from trainledger.outputs.tables import table
+from trainledger.outputs.tables import table, visible
 from trainledger.reports.reconciliation import Reconciliation
 
 
@@ -242,4 +243,21 @@ def html(r: Reconciliation, stylesheet: str | None = None, before: str = "") -> 
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>Post-mortem {esc(r.experiment_id)}</title>{style}</head>\n<body>\n{before}{body}\n"
         "</body></html>\n"
+    )
+
+
+def terminal_safe(result: Reconciliation) -> Reconciliation:
+    """The reconciliation with its text from the log and bills made visible, for a terminal table."""
+
+    def text(value: str | None) -> str | None:
+        return None if value is None else visible(value)
+
+    return replace(
+        result,
+        experiment_id=visible(result.experiment_id),
+        project=text(result.project),
+        method=text(result.method),
+        status=text(result.status),
+        rows=[replace(r, phase=visible(r.phase), category=visible(r.category)) for r in result.rows],
+        reservations=[replace(u, id=visible(u.id), project=visible(u.project)) for u in result.reservations],
     )

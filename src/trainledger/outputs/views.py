@@ -6,14 +6,12 @@ format; rendering (and each format's safety) is ``outputs/document.py``'s.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from trainledger.core.errors import TrainledgerError
 from trainledger.core.money import fmt
 from trainledger.outputs.document import Document, Sheet, Table
-from trainledger.outputs.tables import visible
 from trainledger.reports import benefit as benefit_module
 from trainledger.reports.budgets import BudgetStatus, ShareStatus
 from trainledger.reports.coverage import Coverage
@@ -21,7 +19,6 @@ from trainledger.reports.shape import ShapeRow
 
 if TYPE_CHECKING:  # the comparison's (polars): `report` and `labels` lay their documents out without it
     from trainledger.reports.experiments import KnownExperiment
-    from trainledger.reports.reconciliation import Reconciliation
 
 
 def costs(headers: list[str], records: list[tuple[Any, ...]]) -> Document:
@@ -354,23 +351,6 @@ def experiments(found: list[KnownExperiment]) -> Document:
     )
     data = [dict(zip(EXPERIMENT_COLUMNS, r, strict=True)) for r in records]
     return Document(parts, data, Sheet(EXPERIMENT_COLUMNS, records, frozenset({"provisional"})))
-
-
-def terminal_safe(result: Reconciliation) -> Reconciliation:
-    """The reconciliation with its text from the log and bills made visible, for a terminal table."""
-
-    def text(value: str | None) -> str | None:
-        return None if value is None else visible(value)
-
-    return replace(
-        result,
-        experiment_id=visible(result.experiment_id),
-        project=text(result.project),
-        method=text(result.method),
-        status=text(result.status),
-        rows=[replace(r, phase=visible(r.phase), category=visible(r.category)) for r in result.rows],
-        reservations=[replace(u, id=visible(u.id), project=visible(u.project)) for u in result.reservations],
-    )
 
 
 def runs(found: list[dict[str, Any]], verbose: bool = False) -> Document:
