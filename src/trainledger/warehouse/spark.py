@@ -18,7 +18,9 @@ gets that part's result, small by design, as a table of its own.
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 from collections.abc import Iterator, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -70,6 +72,10 @@ def session(config: Config) -> SparkSession:
     }
     for key, value in settings.items():
         builder = builder.config(key, value)
+    if master.startswith("local") and "PYSPARK_PYTHON" not in os.environ:
+        # local executors run the UDFs in this very interpreter, not whatever `python3` is first on PATH
+        # (another version stops the first job: PYTHON_VERSION_MISMATCH)
+        os.environ["PYSPARK_PYTHON"] = sys.executable
     spark = builder.getOrCreate()
     if connect:
         return spark
@@ -247,7 +253,7 @@ class SparkWarehouse:
         self._upload(tree.expression if isinstance(tree, exp.Create) else tree)
         used = {p.name for p in tree.find_all(exp.Placeholder)}
         args = {k: v for k, v in params.items() if k in used} or None
-        if isinstance(tree, exp.Insert) and tree.this.name == "charges":
+        if _normalises(tree):
             # money added as a bill is normalised stays DECIMAL(38, 12), as in DuckDB: by default Spark cuts
             # a sum's scale to 11 places to make room for a digit (1000.000000000001 + 0 = 1000.00000000000).
             # Only here: the exact split's unit arithmetic relies on Spark's usual division types. The value
@@ -255,15 +261,15 @@ class SparkWarehouse:
             before = self.spark.conf.get(_PRECISION_LOSS, None)
             self.spark.conf.set(_PRECISION_LOSS, "false")
             try:
-                rows = self._df(tree.expression, args)
-                self.tables.insert("charges", rows, by_name=bool(tree.args.get("by_name")))
+                return self._spark_statement(tree, args)
             finally:
                 if before is None:
                     self.spark.conf.unset(_PRECISION_LOSS)
                 else:
                     self.spark.conf.set(_PRECISION_LOSS, before)
-            self._register_views()
-            return SparkResult(None)
+        return self._spark_statement(tree, args)
+
+    def _spark_statement(self, tree: exp.Expr, args: dict[str, Any] | None) -> SparkResult:
         if isinstance(tree, exp.Insert):
             self.tables.insert(
                 tree.this.name, self._df(tree.expression, args), by_name=bool(tree.args.get("by_name"))
@@ -332,6 +338,14 @@ def _arrow(df: DataFrame) -> pa.Table:
         return df.toArrow()
     except pa.ArrowInvalid:
         return to_arrow_schema(df.schema).empty_table()
+
+
+def _normalises(tree: exp.Expr) -> bool:
+    """Whether the statement computes a bill's charges: the insert into ``charges``, or the normalised rows
+    held in ``staged_charges`` for it (ingest/stage_charges)."""
+    if isinstance(tree, exp.Insert):
+        return bool(tree.this.name == "charges")
+    return isinstance(tree, exp.Create) and tree.this.name.lower() == "staged_charges"
 
 
 def _tables(tree: exp.Expr) -> set[str]:
