@@ -6,7 +6,6 @@ swap atomic. Currencies are never added: a period in several currencies records 
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
@@ -21,7 +20,7 @@ from trainledger.core.config import Config
 from trainledger.core.config_types import SourceConfig
 from trainledger.core.errors import ConfigError, InputError
 from trainledger.core.reporter import Reporter
-from trainledger.warehouse.connection import Connection, on_spark
+from trainledger.warehouse.connection import Connection
 
 
 class Connector(Protocol):
@@ -70,11 +69,6 @@ def load_periods(
             results.append(_unchanged(source, delivery.period, delivery.version, reporter))
             continue
         staged = stage(delivery)
-        if staged.periods is None and staged.query and on_spark(con):
-            # the rows name their periods: read once for the periods and once per period's insert. On Spark
-            # they are normalised once instead, held on the executors (never on the driver)
-            stage_table(con, staged.query, staged.params)
-            staged = dataclasses.replace(staged, query=None)
         periods = staged.periods if staged.periods is not None else staged_periods(con, staged)
         residues = staged.residues() if staged.residues else {}
         keep = delivery.period or only
