@@ -62,14 +62,15 @@ postmortem-screenshot: demo
 	done
 	@echo "look at $(DEMO)/postmortem-*-1280.png and $(DEMO)/postmortem-*-600.png"
 
-# Every test, on both cores (pytest-xdist): one at a time the suite takes some 13 minutes here.
+# Every test, on both cores (pytest-xdist): one at a time the suite takes some 13 minutes here. The Spark tests
+# share one worker (--dist loadgroup, xdist_group "spark"): one JVM, and each Spark fixture built once.
 test: $(STAMP) $(if $(FOCUS_PYTHON),$(FOCUS_STAMP))
-	$(BIN)/python -m pytest -q -n 2
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
 
 # The everyday tier: every test but those marked slow (scale, Spark, browser, fuzz, concurrency, crash
 # safety, dead servers), on both cores (pytest-xdist). `make test` still runs them all.
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow" -n 2
+	$(BIN)/python -m pytest -q -m "not slow" -n 2 --dist loadgroup
 
 # focus-validator 2.2.1 pins numpy<2 but runs (and installs on 3.12) only with numpy 2: two steps.
 $(FOCUS_STAMP):

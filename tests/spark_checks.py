@@ -11,11 +11,15 @@ from typing import Any
 
 import duckdb
 import pyarrow.parquet as pq
+import pytest
 from click.testing import CliRunner, Result
 
 from conftest import Project
 from trainledger.cli import cli
 
+# Every Spark test runs in one pytest-xdist worker (`make test` distributes with --dist loadgroup): one JVM and
+# one Spark session serve them all, and a module's fixture is built once rather than once in each worker.
+ON_SPARK_WORKER = pytest.mark.xdist_group("spark")
 COLUMNS = (
     "charge_id, share_no, source, provider, billing_period, billing_account_id, sub_account_id, "
     "charge_period_start, charge_period_end, project, phase, method, experiment_id, cost_category, service_name, "

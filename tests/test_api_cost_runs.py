@@ -40,7 +40,7 @@ from click.testing import CliRunner
 from api_cost_fakes import names_text, page_text
 from conftest import Project
 from site_pages import read
-from spark_checks import assert_same_allocations, cli_in
+from spark_checks import ON_SPARK_WORKER, assert_same_allocations, cli_in
 from trainledger.cli import cli
 
 DAYS = {
@@ -165,6 +165,7 @@ def test_api_days_split_among_the_runs_that_name_the_workspace(tmp_path: Path) -
 
 
 @pytest.mark.slow  # a Spark session: about 50 s
+@ON_SPARK_WORKER
 def test_spark_splits_the_api_days_as_duckdb_does(tmp_path: Path) -> None:
     if shutil.which("java") is None:
         pytest.skip("no Java runtime (Spark needs Java 17: apt-get install openjdk-17-jre-headless)")

@@ -35,7 +35,7 @@ from click.testing import CliRunner
 from conftest import Project
 from examples import init_with, readme_toml
 from generate_clusters import _job_2108
-from spark_checks import assert_same_allocations, cli_in
+from spark_checks import ON_SPARK_WORKER, assert_same_allocations, cli_in
 from trainledger.cli import cli
 from trainledger.core import config as config_module
 from trainledger.core.errors import ConfigError
@@ -388,6 +388,7 @@ def test_a_cluster_month_with_no_rate_at_all_is_listed_not_priced(tmp_path: Path
 
 
 @pytest.mark.slow
+@ON_SPARK_WORKER
 def test_spark_splits_the_cluster_hours_as_duckdb_does(tmp_path: Path) -> None:
     if shutil.which("java") is None:
         pytest.skip("no Java runtime (Spark needs Java 17: apt-get install openjdk-17-jre-headless)")

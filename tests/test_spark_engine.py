@@ -20,13 +20,20 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import Project, demo_config
-from spark_checks import assert_same_allocations, cli_in, duckdb_charges, spark_allocations, spark_charges
+from spark_checks import (
+    ON_SPARK_WORKER,
+    assert_same_allocations,
+    cli_in,
+    duckdb_charges,
+    spark_allocations,
+    spark_charges,
+)
 from trainledger.core import config as config_module
 from trainledger.core.errors import ConfigError
 from trainledger.warehouse import dialects, spark_tables
 from trainledger.warehouse.connection import open_warehouse, run, transaction
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, ON_SPARK_WORKER]
 
 if shutil.which("java") is None:
     pytest.skip(

@@ -1,7 +1,8 @@
 """Bills read by Spark itself (`engine = "spark"`): the real CUR month in the shared reference data gives
-DuckDB's charges and byte-identical exports; money read from doubles and text equals DuckDB's macro to the
-last digit; a bad row is the same one line on both engines; a restated month is replaced, and a run killed
-before its pointer swap leaves the last committed charges (an unchanged delivery skipped: test_spark_engine.py).
+DuckDB's charges and byte-identical exports, and a CUR 2.0 month in csv.gz DuckDB's charges; money read from
+doubles and text equals DuckDB's macro to the last digit; a bad row is the same one line on both engines; a
+restated month is replaced, and a run killed before its pointer swap leaves the last committed charges (an
+unchanged delivery skipped: test_spark_engine.py).
 
 The Spark session is the process's (local[2]), shared with tests/test_spark_engine.py. Skipped where Java or
 pyspark is missing.
@@ -10,6 +11,7 @@ pyspark is missing.
 from __future__ import annotations
 
 import csv
+import gzip
 import shutil
 from collections.abc import Iterator
 from decimal import Decimal
@@ -20,12 +22,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+import generate
 from conftest import Project
-from spark_checks import cli_in, duckdb_charges, spark_charges
+from spark_checks import ON_SPARK_WORKER, cli_in, duckdb_charges, spark_charges
 from trainledger.core import queries
 from trainledger.warehouse import spark_tables
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, ON_SPARK_WORKER]
 
 if shutil.which("java") is None:
     pytest.skip(
@@ -85,6 +88,30 @@ def test_the_real_cur_month_read_by_spark_gives_duckdbs_charges_and_exports(
         assert (real_month["spark"].root / "exports" / name).read_bytes() == (
             real_month["duckdb"].root / "exports" / name
         ).read_bytes()
+
+
+def test_a_cur2_month_in_csv_gz_read_by_spark_gives_duckdbs_charges(tmp_path: Path) -> None:
+    """Data Exports' CSV flavour: gzipped text, the tag columns JSON objects as text (maps on both engines)."""
+    generate.main(["--out", str(tmp_path / "month"), "--format", "csv.gz"])
+    export = tmp_path / "month" / "aws" / "cur" / "ml-cur2"
+    (data,) = export.glob("data/BILLING_PERIOD=2026-11/*.csv.gz")
+    with gzip.open(data, "rt", newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    found = {}
+    for engine in ("duckdb", "spark"):
+        (tmp_path / engine).mkdir()
+        project = Project(tmp_path / engine)
+        project.write_config(
+            '[warehouse]\npath = ".trainledger/ledger.duckdb"\n'
+            + (SPARK if engine == "spark" else "")
+            + f'[[sources]]\nname = "cur"\nkind = "aws-cur2"\nuri = "{export}"\n'
+        )
+        result = cli_in(project.root)("ingest")
+        assert result.exit_code == 0, result.stderr
+        found[engine] = project
+    expected = duckdb_charges(found["duckdb"])
+    assert len(expected) == len(rows) == 2269  # every line item of the file, read by the csv module
+    assert spark_charges(found["spark"]) == expected
 
 
 def _with_cost(source: Path, target: Path, row: int, cost: str) -> None:

@@ -14,9 +14,9 @@ import pytest
 
 import scale
 from conftest import Project
-from spark_checks import assert_same_allocations, cli_in
+from spark_checks import ON_SPARK_WORKER, assert_same_allocations, cli_in
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, ON_SPARK_WORKER]
 
 if shutil.which("java") is None:
     pytest.skip(
