@@ -112,13 +112,6 @@ def number_rows(con: Connection, text_view: str, table: str) -> None:
     )
 
 
-def number_rows_by_file(con: Connection, view: str, scan: str) -> None:
-    """The view ``view``: ``scan`` with ``file_row_number`` (0-based, per file, ``ingest/number_rows_by_file``)."""
-    sql_slots.run_filled(
-        con, "ingest/number_rows_by_file", view=sql_slots.ident(view), scan=sql_slots.ident(scan)
-    )
-
-
 def derive_view(con: Connection, made: str, view: str, select: sql_slots.Fragment) -> None:
     """The temporary view ``made``: ``select`` over ``view`` (``ingest/with_columns``)."""
     sql_slots.run_filled(
