@@ -321,17 +321,22 @@ SUM_BOUND = 0.999999e26
 def check_sums(con: Connection, view: str, columns: Iterable[str]) -> None:
     """Refuse a bill whose amounts add up to 10^26 or more in a cost column (signs aside): every sum of
     them (a period's total, a project's cost) must fit DECIMAL(38, 12). Names the row where it is reached."""
-    for column in columns:
-        slots = {"view": sql_slots.ident(view), "column": sql_slots.ident(column)}
-        (total,) = sql_slots.run_filled(con, "ingest/cost_sizes", **slots).fetchone() or (None,)
+    names = list(columns)
+    if not names:
+        return
+    sizes = sql_slots.columns(
+        sql_slots.Fragment(f"sum(abs(TRY_CAST({sql_slots.ident(c).text} AS DOUBLE)))") for c in names
+    )
+    totals = sql_slots.run_filled(
+        con, "ingest/cost_sizes", view=sql_slots.ident(view), sizes=sizes
+    ).fetchone()
+    for column, total in zip(names, totals, strict=True):
         if total is None or total < SUM_BOUND:
             continue
+        slots = {"view": sql_slots.ident(view), "column": sql_slots.ident(column)}
         file, row = sql_slots.run_filled(
             con, "ingest/cost_sum_reached", {"bound": SUM_BOUND}, **slots
-        ).fetchone() or (
-            "?",
-            "?",
-        )
+        ).fetchone() or ("?", "?")
         raise InputError(
             f"{file}, row {row}, column {column}: the amounts up to this row add up to 10^26 or more (signs "
             "aside), more than DECIMAL(38, 12) holds; expected a bill whose totals fit"
