@@ -385,11 +385,15 @@ CREATE OR REPLACE MACRO money_plain_rounded(t) AS
          THEN TRY_CAST(left(t, strpos(t, '.') + 12) AS DECIMAL(37, 12))
               + CAST(CASE WHEN t LIKE '-%' THEN '-0.000000000001' ELSE '0.000000000001' END AS DECIMAL(38, 12))
          ELSE TRY_CAST(left(t, strpos(t, '.') + 12) AS DECIMAL(38, 12)) END;
+-- Each macro argument used more than once is bound to a lambda's parameter first: a macro copies its argument
+-- wherever its body names it, and 17 copies of money_digits made planning one bill's normalising query 0.2 s.
 CREATE OR REPLACE MACRO money_rounded(t) AS
     CASE WHEN NOT regexp_full_match(t, '[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?') THEN NULL
-         WHEN contains(t, 'e') OR contains(t, 'E')
-             THEN list_transform([money_plain(money_digits(t))], lambda money_p: money_plain_rounded(money_p))[1]
-         WHEN contains(t, '.') THEN money_plain_rounded(t)
+         WHEN contains(t, '.') OR contains(t, 'e') OR contains(t, 'E')
+             THEN list_transform([CASE WHEN contains(t, 'e') OR contains(t, 'E')
+                                       THEN list_transform([money_digits(t)], lambda money_q: money_plain(money_q))[1]
+                                       ELSE t END],
+                                 lambda money_p: money_plain_rounded(money_p))[1]
          ELSE TRY_CAST(t AS DECIMAL(38, 12)) END;
 CREATE OR REPLACE MACRO money(x) AS
     CASE WHEN NOT coalesce(money_long(x), false)
