@@ -2,9 +2,7 @@
 -- table is one set, summed in the warehouse, so a page holds aggregates only however large the month).
 -- The allocations are first summed into cells alike in every column the sets read (the day of the charge
 -- for time buckets; at 10M allocations about 300K cells), then the sets summed over the cells: a sum of
--- exact sums, so each set's figures are those of one sum over its allocations. The cells are summed from
--- the view `allocations`' own tables, its shares (share_no > 0) by their kind and columns before the
--- kind's columns are joined on: the join then meets 300K cells instead of every allocation.
+-- exact sums, so each set's figures are those of one sum over its allocations.
 -- Every set keeps the currency (never mixed); `grouping_set` names a row's set: GROUPING() of the
 -- dimension list, one bit per dimension summed over (the first dimension is the highest bit), so a NULL
 -- that is a value (no project) is told from one that means "all".
@@ -13,16 +11,11 @@
 -- with column names from its allow-list (DIMENSIONS, the inputs of the derived dimensions, and the UTC day
 -- and week buckets of charge_period_start), the cells with the derived dimensions asked for (waste,
 -- commitment) and the sets; values it needs (waste's experiment lists) go in as parameters.
-WITH shares AS (
-    SELECT /*share_columns*/, sum(billed_cost) AS billed_cost, sum(effective_cost) AS effective_cost,
+WITH cells AS (
+    SELECT /*cell_columns*/, currency, sum(billed_cost) AS billed_cost, sum(effective_cost) AS effective_cost,
            sum(list_cost) AS list_cost
-    FROM allocation_rows
-    WHERE share_no > 0
+    FROM allocations
     GROUP BY ALL
-),
-cells AS (
-    SELECT /*cell_columns*/, currency, billed_cost, effective_cost, list_cost
-    FROM shares JOIN charge_kinds USING (kind_id)
 )
 SELECT /*dimensions*/, currency, GROUPING(/*dimensions*/) AS grouping_set,
        sum(billed_cost) AS billed_cost, sum(effective_cost) AS effective_cost, sum(list_cost) AS list_cost

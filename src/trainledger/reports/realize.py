@@ -158,47 +158,24 @@ INPUTS = {
 }
 
 
-# The columns of the view ``allocations`` that come from its charge's kind (``charge_kinds``); the others are
-# the share's own (``allocation_rows``). queries/schema/warehouse.sql defines the view.
-KIND_COLUMNS = frozenset(
-    {
-        "source",
-        "provider",
-        "billing_period",
-        "billing_account_id",
-        "sub_account_id",
-        "service_name",
-        "charge_category",
-        "pricing_category",
-        "currency",
-    }
-)
-
-
-def _cells(columns: list[str]) -> tuple[str, str]:
-    """The select lists of ``report/cost_by_sets``'s shares (a share's own columns, time to the day, and
-    its kind) and cells (every column the sets read)."""
+def _cells(columns: list[str]) -> str:
+    """The select list of ``report/cost_by_sets``'s cells: every column the sets read, time to the day."""
     inputs = list(dict.fromkeys(i for c in columns for i in INPUTS.get(c, (c,))))
-    own = [
+    return ", ".join(
         "date_trunc('day', charge_period_start) AS charge_period_start"
         if i == "charge_period_start"
         else _column(i)
         for i in inputs
-        if i not in KIND_COLUMNS
-    ]
-    cells = ["charge_period_start" if i == "charge_period_start" else _column(i) for i in inputs]
-    return ", ".join(["kind_id", *own]), ", ".join(cells)
+    )
 
 
 def sets_query(sets: list[Set]) -> str:
     """``report/cost_by_sets`` for these sets of columns."""
     columns = list(dict.fromkeys(c for s in sets for c in s))
     grouping = ", ".join(f"({', '.join([*map(_name, s), 'currency'])})" for s in sets)
-    shares, cells = _cells(columns)
     return (
         queries.load("report/cost_by_sets")
-        .replace("/*share_columns*/", shares)
-        .replace("/*cell_columns*/", cells)
+        .replace("/*cell_columns*/", _cells(columns))
         .replace("/*dimensions*/", ", ".join(map(_name, columns)))
         .replace("/*allocations*/", _source(columns, "cells"))
         .replace("/*sets*/", grouping)
