@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 from conftest import Project
+from test_reference_points import ALPACA_7B
 
 
 def test_estimate_a_logged_experiment_shows_work_totals_and_assumptions(run) -> None:
@@ -288,15 +289,7 @@ def test_a_logged_dpo_experiment_ingests_and_is_estimated(run, project: Project,
 def test_estimate_warns_on_its_own_output_when_gpus_get_few_tokens_per_step(run, project: Project) -> None:
     # Stanford Alpaca's published setup (tests/test_reference_points.py): 128 samples of at most 512 tokens
     # per optimizer step on 8 A100 = 128 x 512 / 8 = 8,192 tokens per GPU per step, under 10,000.
-    alpaca = {
-        "model_params_b": "6.7",
-        "gpu_type": "A100",
-        "gpus": 8,
-        "train_samples": 52_000,
-        "avg_tokens_per_sample": 512,
-        "epochs": 3,
-        "batch_size": 128,
-    }
+    alpaca = ALPACA_7B
     (project.root / "alpaca.json").write_text(
         json.dumps({"method": "sft", "params": alpaca}), encoding="utf-8"
     )

@@ -15,6 +15,7 @@ from html import unescape
 import pytest
 
 from bills import Charge, Experiment, Window, at, attribute
+from test_reference_points import ALPACA_7B
 from trainledger.estimate.model import estimate
 from trainledger.outputs import postmortem
 from trainledger.reports import reconcile
@@ -31,19 +32,20 @@ PARAMS = {
 WARNING = "2,000 tokens per GPU per optimizer step (under 10,000)"
 
 
+def reconciled_sft(name: str, billed: str, hours: int, params: dict[str, object]) -> Reconciliation:
+    """One SFT run of ``hours`` on instance ``i-<name>``, billed ``billed``, with its estimate stored."""
+    con = attribute(
+        [Charge(f"bill-{name}", Decimal(billed), at(0), at(hours), f"i-{name}")],
+        [Experiment(name, "p", "sft", [Window(f"i-{name}", at(0), at(hours))], "succeeded", params)],
+    )
+    detail = estimate("sft", params).to_json()
+    con.execute("INSERT INTO estimator_results VALUES (?, true, ?)", (name, json.dumps(detail)))
+    return reconcile.reconcile(con, name)
+
+
 @pytest.fixture(scope="module")
 def reconciled() -> Reconciliation:
-    con = attribute(
-        [Charge("bill-small-steps", Decimal("550.40"), at(0), at(10), "i-small-steps")],
-        [
-            Experiment(
-                "small-steps", "p", "sft", [Window("i-small-steps", at(0), at(10))], "succeeded", PARAMS
-            )
-        ],
-    )
-    detail = estimate("sft", PARAMS).to_json()
-    con.execute("INSERT INTO estimator_results VALUES (?, true, ?)", ("small-steps", json.dumps(detail)))
-    return reconcile.reconcile(con, "small-steps")
+    return reconciled_sft("small-steps", "550.40", 10, PARAMS)
 
 
 def test_every_format_shows_the_estimators_warning(reconciled: Reconciliation) -> None:
@@ -77,15 +79,7 @@ def test_every_format_lists_each_assumption_with_its_source(reconciled: Reconcil
 
 def test_a_run_without_warnings_shows_no_warning_section() -> None:
     quiet = {k: v for k, v in PARAMS.items() if k != "batch_size"}
-    con = attribute(
-        [Charge("bill-quiet", Decimal("550.40"), at(0), at(10), "i-quiet")],
-        [Experiment("quiet", "p", "sft", [Window("i-quiet", at(0), at(10))], "succeeded", quiet)],
-    )
-    con.execute(
-        "INSERT INTO estimator_results VALUES (?, true, ?)",
-        ("quiet", json.dumps(estimate("sft", quiet).to_json())),
-    )
-    r = reconcile.reconcile(con, "quiet")
+    r = reconciled_sft("quiet", "550.40", 10, quiet)
     assert "Estimator warnings" not in postmortem.text(r) + postmortem.markdown(r) + postmortem.html(r)
 
 
@@ -93,24 +87,7 @@ def test_alpacas_published_run_shows_its_warning_beside_its_numbers() -> None:
     # Stanford Alpaca 7B as published (tests/test_reference_points.py): 52K samples of at most 512 tokens,
     # 3 epochs, 128 per optimizer step, 3 hours on 8 A100 80GB, billed here at p4de.24xlarge's 27.447/h
     # (FIELD-NOTES price catalog): 3 x 27.447 = 82.341.
-    alpaca = {
-        "model_params_b": "6.7",
-        "gpu_type": "A100",
-        "gpus": 8,
-        "train_samples": 52_000,
-        "avg_tokens_per_sample": 512,
-        "epochs": 3,
-        "batch_size": 128,
-    }
-    con = attribute(
-        [Charge("bill-alpaca", Decimal("82.341"), at(0), at(3), "i-alpaca")],
-        [Experiment("alpaca-7b", "p", "sft", [Window("i-alpaca", at(0), at(3))], "succeeded", alpaca)],
-    )
-    con.execute(
-        "INSERT INTO estimator_results VALUES (?, true, ?)",
-        ("alpaca-7b", json.dumps(estimate("sft", alpaca).to_json())),
-    )
-    r = reconcile.reconcile(con, "alpaca-7b")
+    r = reconciled_sft("alpaca-7b", "82.341", 3, ALPACA_7B)
     # By hand: 128 x 512 / 8 GPUs = 8,192 tokens per GPU per step. FLOPs 6 x 6.7e9 x 52,000 x 3 x 512
     # = 3.21e18; at 312 TFLOP/s x 0.4: 3.21085e18 / 4.4928e17 per GPU hour = 7.15 GPU hours. The bill at the
     # estimator's p4d.24xlarge 2.74475 per GPU hour implies 82.341 / 2.74475 = 30.00 GPU hours, an MFU of

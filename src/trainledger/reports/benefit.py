@@ -93,7 +93,7 @@ def cost_benefit(
     ``compare.cost_benefit`` computes them. ``sums``: the allocations' effective cost by experiment_id,
     method, phase and currency when the caller has them already (the site's cube), instead of reading
     them again. ``where``: column = value filters on the allocations (``report --period``)."""
-    from trainledger.core.frames import rows_frame, with_sign
+    from trainledger.core.frames import rows_frame, tuples, with_sign
     from trainledger.reports import compare
 
     gains = {}
@@ -113,7 +113,9 @@ def cost_benefit(
         cells = [tuple(row[c] for c in columns) for row in sums]
     table = compare.cost_benefit(rows_frame(cells, compare.SUMS), rows_frame(logged, compare.LOGGED))
     out = []
-    for r in table.iter_rows(named=True):
+    names = table.columns
+    for values in tuples(table):
+        r = dict(zip(names, values, strict=True))
         if r["level"] == "experiment":
             target, general = gains.get(r["experiment_id"], (None, None))
         else:

@@ -14,7 +14,7 @@ import polars as pl
 
 from trainledger.attribution import waste
 from trainledger.core.config_spend import ReservationConfig
-from trainledger.core.frames import frame, rows_frame, with_sign
+from trainledger.core.frames import frame, rows_frame, tuples, with_sign
 from trainledger.core.labels import canonical_value
 from trainledger.core.money import fmt
 from trainledger.estimate import implied
@@ -94,18 +94,9 @@ def compared(
     hidden = waste.experiments_waste(con, currencies, failed)
     reserved = waste.reserved_capacity(con, currencies, reservations)
     gains = {k: _gains(logged.get(k)) for k in keys}
+    unused = {k: sum((u.during_run for u in reserved[k]), Decimal(0)) for k in keys}
     experiments = rows_frame(
-        (
-            (
-                k,
-                currencies[k],
-                hidden[k]["idle"],
-                hidden[k]["failed"],
-                sum((u.during_run for u in reserved[k]), Decimal(0)),
-                *gains[k],
-            )
-            for k in keys
-        ),
+        ((k, currencies[k], hidden[k]["idle"], hidden[k]["failed"], unused[k], *gains[k]) for k in keys),
         compare.EXPERIMENTS,
     )
     lines = compare.lines(estimates, realized, experiments)
@@ -126,9 +117,14 @@ def compared(
     others = _other_currencies(spent)
     bases = {e: set(b) for e, b in estimates.group_by("experiment_id").agg("basis").iter_rows()}
     built: dict[str, Reconciliation] = {}
-    shown = summaries.select(SHOWN)  # only the figures a reconciliation holds: each costs a conversion
-    for summary, rows in zip(shown.iter_rows(named=True), _rows_by_experiment(lines, keys), strict=True):
+    # Only the figures a reconciliation holds and the comparison added (each costs a conversion): waste's
+    # parts are the ones given to it, of evaluation's cost only its sign is shown.
+    shown = summaries.select(*SHOWN, (pl.col("eval_cost") < 0).alias("eval_negative"))
+    names = shown.columns
+    for values, rows in zip(tuples(shown), _rows_by_experiment(lines, keys), strict=True):
+        summary = dict(zip(names, values, strict=True))
         k = summary["experiment_id"]
+        summary.update(hidden[k], unused_commitment=unused[k])
         built[k] = _reconciliation(
             logged.get(k) or (k, None, None, None, None, None, "{}", "{}"),  # known from a tag only
             summary,
@@ -204,7 +200,7 @@ def _other_currencies(spent: pl.DataFrame) -> dict[str, list[str]]:
 def _rows_by_experiment(lines: pl.DataFrame, keys: list[str]) -> list[list[Row]]:
     """The lines as Row objects, one list per experiment of ``keys`` (lines come sorted by experiment)."""
     grouped: dict[str, list[Row]] = {k: [] for k in keys}
-    for exp_id, phase, category, spend, estimated, realized, variance, pct, over, _ in lines.iter_rows():
+    for exp_id, phase, category, spend, estimated, realized, variance, pct, over, _ in tuples(lines):
         if pct is not None and not pct:
             pct = with_sign(pct, (variance < 0) != (estimated < 0))
         grouped[exp_id].append(Row(phase, category, estimated, realized, variance, pct, spend, over))
@@ -214,9 +210,6 @@ def _rows_by_experiment(lines: pl.DataFrame, keys: list[str]) -> list[list[Row]]
 SHOWN = [
     "experiment_id",
     "currency",
-    "idle",
-    "failed",
-    "unused_commitment",
     "estimated_total",
     "realized",
     "variance_total",
@@ -228,7 +221,6 @@ SHOWN = [
     "headline_variance",
     "headline_pct",
     "over",
-    "eval_cost",
     "eval_share",
     "waste",
     "cost_per_point",
@@ -291,7 +283,7 @@ def _reconciliation(
             with_sign(s["headline_pct"], headline_negative),
             s["over"],
         ),
-        eval_share=with_sign(s["eval_share"], s["eval_cost"] < 0),
+        eval_share=with_sign(s["eval_share"], s["eval_negative"]),
         hidden_cost=s["waste"],
         target_points=gains[0],
         general_points=gains[1],

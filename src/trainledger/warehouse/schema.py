@@ -4,7 +4,8 @@ Version 1 was the layout of unreleased 0.1 development builds (text charge ids, 
 version 2 keys charges by number and reads allocations through a view; version 3 names providers by the
 provider table (a FOCUS file's ``Microsoft`` is ``azure``, no longer ``microsoft``) and keeps a charge's
 FOCUS 1.3 host provider; version 4 stores only the shares of split charges and writes a charge with one
-share by reference (``allocation_refs``, ``allocation_tuples``), the view ``allocations`` reading both. A warehouse written before the version was stored is told apart once by its layout
+share by reference (``allocation_refs``, ``allocation_tuples``), the view ``allocations`` reading both. A
+warehouse written before the version was stored is told apart once by its layout
 (``schema/unversioned_layout``). A version with a migration (:data:`MIGRATIONS`) is brought up to date in
 place the next time it is opened for writing, and refused by a reader until then with one line saying so;
 an older layout is rebuilt from the sources, never patched; a newer one is left alone for the trainledger
