@@ -6,7 +6,8 @@
 -- Grain: one row (bill, allocated). Parameters: $periods (list of YYYY-MM).
 -- Reads the tables behind the view `allocations` (shares from 1): of a stored share only the period is
 -- needed of its kind; an allocation by reference counts its charge's own money (a reference doubled or
--- missing makes the sums differ).
+-- missing makes the sums differ; so does a reference whose charge is not in the warehouse, counted with no
+-- money whatever its period).
 WITH kinds AS (
     SELECT kind_id FROM charge_kinds WHERE list_contains($periods, billing_period)
 ),
@@ -27,8 +28,8 @@ allocated AS (
     UNION ALL
     SELECT r.charge_id, c.billed_cost, c.effective_cost, c.list_cost
     FROM allocation_refs r
-    JOIN charges c USING (charge_id)
-    WHERE r.share_no > 0 AND list_contains($periods, c.billing_period)
+    LEFT JOIN charges c USING (charge_id)
+    WHERE r.share_no > 0 AND (c.charge_id IS NULL OR list_contains($periods, c.billing_period))
 )
 SELECT
     (SELECT coalesce(sum(hash(charge_id, billed_cost, effective_cost, list_cost)), 0)

@@ -24,8 +24,8 @@ allocated AS (
     UNION ALL
     SELECT r.charge_id, c.billed_cost, c.effective_cost, c.list_cost
     FROM allocation_refs r
-    JOIN charges c USING (charge_id)
-    WHERE r.share_no > 0 AND array_contains(:periods, c.billing_period)
+    LEFT JOIN charges c USING (charge_id)
+    WHERE r.share_no > 0 AND (c.charge_id IS NULL OR array_contains(:periods, c.billing_period))
 )
 SELECT
     (SELECT coalesce(sum(CAST(xxhash64(charge_id, billed_cost, effective_cost, list_cost) AS DECIMAL(38, 0))), 0)
