@@ -141,7 +141,22 @@ KEYED_TABLES = {
     "charges": f"SELECT * REPLACE ({CHARGE_KEY} AS charge_id) FROM charges c",
     "allocation_rows": f"SELECT a.* REPLACE ({CHARGE_KEY} AS charge_id) FROM allocation_rows a "
     "LEFT JOIN charges c USING (charge_id)",
+    "allocation_refs": f"SELECT r.* REPLACE ({CHARGE_KEY} AS charge_id) FROM allocation_refs r "
+    "LEFT JOIN charges c USING (charge_id)",
 }
+
+
+def allocation_state(path: Path) -> list[tuple[object, ...]]:
+    """Every allocation (the view `allocations`: stored shares and charges by reference), sorted, charges
+    named by source, file and row."""
+    import duckdb
+
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        query = f"SELECT a.* REPLACE ({CHARGE_KEY} AS charge_id) FROM allocations a LEFT JOIN charges c USING (charge_id)"
+        return con.execute(f"SELECT * FROM ({query}) ORDER BY ALL").fetchall()
+    finally:
+        con.close()
 
 
 def warehouse_state(path: Path, *, ledger: bool = False) -> dict[str, list[tuple[object, ...]]]:
