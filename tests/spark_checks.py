@@ -1,5 +1,6 @@
 """Reading what each engine committed, by readers other than the code under test: DuckDB's allocations
-view, and Spark's parquet folders (those the pointer file names) through pyarrow."""
+view, and Spark's parquet folders (those the pointer file names) through pyarrow: the stored shares with
+their kinds, and the charges with one share by reference (the charge, its tuple of labels)."""
 
 from __future__ import annotations
 
@@ -62,6 +63,22 @@ def spark_allocations(project: Project) -> set[tuple[Any, ...]]:
                 a["charge_period_end"], a["project"], a["phase"], a["method"], a["experiment_id"], a["cost_category"],
                 service, category, pricing, a["rule"], a["reason"], currency, a["billed_cost"], a["effective_cost"],
                 a["list_cost"],
+            ))  # fmt: skip
+    # a charge with one share, by reference: the charge's own columns and money, the tuple's labels
+    charges = {c["charge_id"]: c for c in pq.read_table(root / "charges" / current["charges"]).to_pylist()}
+    tuples = {
+        t["tuple_id"]: t
+        for t in pq.read_table(root / "allocation_tuples" / current["allocation_tuples"]).to_pylist()
+    }
+    for r in pq.read_table(root / "allocation_refs" / current["allocation_refs"]).to_pylist():
+        if r["share_no"] > 0:
+            c, t = charges[r["charge_id"]], tuples[r["tuple_id"]]
+            found.add((
+                r["charge_id"], r["share_no"], c["source"], c["provider"], c["billing_period"],
+                c["billing_account_id"], c["sub_account_id"], c["charge_period_start"], c["charge_period_end"],
+                t["project"], t["phase"], t["method"], t["experiment_id"], t["cost_category"], c["service_name"],
+                c["charge_category"], c["pricing_category"], t["rule"], t["reason"], c["billing_currency"],
+                c["billed_cost"], c["effective_cost"], c["list_cost"],
             ))  # fmt: skip
     return found
 

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import Project, demo_config, warehouse_state
+from conftest import Project, demo_config, warehouse_fingerprint
 
 CUR_FILE = "aws/cur/ml-cur2/data/BILLING_PERIOD=2026-11/ml-cur2-00001.snappy.parquet"
 
@@ -36,7 +36,7 @@ def break_parquet(path: Path, column: str, row: int, value: object) -> None:
 
 def test_nan_cost_names_file_row_and_column(run, project: Project, own_files: Path) -> None:
     assert run("nightly").exit_code in (0, 2)  # 2: the demo budget is crossed
-    before = warehouse_state(project.warehouse)
+    before = warehouse_fingerprint(project.warehouse)
     break_parquet(own_files / CUR_FILE, "line_item_unblended_cost", 41, float("nan"))
     (own_files / CUR_FILE).touch()
     result = run("nightly")
@@ -46,7 +46,7 @@ def test_nan_cost_names_file_row_and_column(run, project: Project, own_files: Pa
         f"trainledger: error: {own_files / CUR_FILE}, row 42, column line_item_unblended_cost: "
         "expected a finite number, got 'nan'"
     )
-    assert warehouse_state(project.warehouse) == before
+    assert warehouse_fingerprint(project.warehouse) == before
 
 
 def test_missing_cur_column_is_named(run, own_files: Path) -> None:

@@ -62,6 +62,7 @@ def test_the_statements_spark_runs_its_own_version_of_are_named_with_a_reason() 
     }
     assert {k for k in kept if not k.startswith("macros/")} == set(dialects.OVERRIDES["spark"])
     assert {k.split("/")[1] for k in kept if k.startswith("macros/")} == {
+        "allocation_tuple_id",
         "charge_kind_id",
         "charge_slice",
         "to_units",

@@ -8,12 +8,14 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from conftest import Project
 from test_reference_points import ALPACA_7B
 
 
+@pytest.mark.usefixtures("ran")
 def test_estimate_a_logged_experiment_shows_work_totals_and_assumptions(run) -> None:
-    run("nightly")
     result = run("estimate", "exp-rl-0421", "--no-calibration")
     assert result.exit_code == 0, result.stderr
     out = result.stdout
@@ -39,8 +41,8 @@ def test_estimate_a_logged_experiment_shows_work_totals_and_assumptions(run) -> 
     assert "total    3108.15 USD" in out
 
 
+@pytest.mark.usefixtures("ran")
 def test_estimate_is_calibrated_by_the_reconciled_runs_of_the_same_method_and_gpu(run) -> None:
-    run("nightly")
     reconciled = json.loads(run("reconcile", "exp-rl-0419", "--format", "json").stdout)
     implied = {c["phase"]: c["implied_mfu"] for c in reconciled["assumptions"]["compute"]}
     result = run("estimate", "exp-rl-0421", "--format", "json")
@@ -53,8 +55,8 @@ def test_estimate_is_calibrated_by_the_reconciled_runs_of_the_same_method_and_gp
         )
 
 
+@pytest.mark.usefixtures("ran")
 def test_estimate_as_markdown(run) -> None:
-    run("nightly")
     result = run("estimate", "exp-opd-0425", "--format", "markdown", "--no-calibration")
     assert result.exit_code == 0, result.stderr
     assert result.stdout.startswith("# Estimate: exp-opd-0425\n")
@@ -137,8 +139,8 @@ def test_estimate_explains_what_is_wrong(run, project: Project) -> None:
     )
 
 
+@pytest.mark.usefixtures("ran")
 def test_report_with_metrics_gives_the_method_cost_benefit_table(run) -> None:
-    run("nightly")
     result = run("report", "--by", "method", "--with-metrics", "--format", "csv")
     assert result.exit_code == 0, result.stderr
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
@@ -161,8 +163,8 @@ def test_report_with_metrics_gives_the_method_cost_benefit_table(run) -> None:
     assert (opd["cost"], opd["cost_per_point"]) == ("2207.983", "147.20")
 
 
+@pytest.mark.usefixtures("ran")
 def test_report_with_metrics_as_a_table_and_its_limits(run) -> None:
-    run("nightly")
     result = run("report", "--by", "experiment", "--with-metrics")
     assert result.exit_code == 0
     assert (

@@ -198,8 +198,8 @@ def test_the_export_is_byte_identical_run_to_run_and_nightly_writes_it(run, proj
     assert (project.root / "exports" / "trainledger-2026-11-focus.csv").read_bytes() == first
 
 
+@pytest.mark.usefixtures("ran")
 def test_focus_has_no_by(run, project: Project) -> None:
-    run("nightly")
     result = run("export", "--period", "2026-11", "--format", "focus", "--by", "project", "--out", "x.csv")
     assert result.exit_code == 1  # a usage error is a user error
     assert "--by applies to --format csv" in result.stderr

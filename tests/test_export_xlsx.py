@@ -12,6 +12,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import openpyxl
+import pytest
 
 from conftest import Project
 from focus_files import write_focus
@@ -58,8 +59,8 @@ def _export_both(run, project: Project, *extra: str) -> tuple[list[dict[str, str
     return rows, project.root / "nov.xlsx"
 
 
+@pytest.mark.usefixtures("ran")
 def test_the_demo_workbook_matches_the_csv(run, project: Project) -> None:
-    assert run("nightly").exit_code == 0
     rows, path = _export_both(run, project)
     book = openpyxl.load_workbook(path)
     assert book.sheetnames == ["allocations", "columns"]
@@ -155,8 +156,8 @@ def test_ids_stay_text_formulas_stay_inert_and_totals_split_by_currency(run, pro
     assert found == dict(totals)
 
 
+@pytest.mark.usefixtures("ran")
 def test_cents_in_the_workbook_and_the_same_bytes_twice(run, project: Project) -> None:
-    assert run("nightly").exit_code == 0
     rows, path = _export_both(run, project, "--cents")
     first = path.read_bytes()
     sheet = openpyxl.load_workbook(path)["allocations"]
@@ -169,8 +170,8 @@ def test_cents_in_the_workbook_and_the_same_bytes_twice(run, project: Project) -
     assert path.read_bytes() == first
 
 
+@pytest.mark.usefixtures("ran")
 def test_nightly_writes_every_listed_format(run, project: Project) -> None:
-    assert run("nightly").exit_code == 0
     single = (project.root / "exports" / "trainledger-2026-11.csv").read_bytes()
     config = project.config.read_text(encoding="utf-8")
     project.write_config(
@@ -188,8 +189,8 @@ def test_nightly_writes_every_listed_format(run, project: Project) -> None:
     assert book["allocations"].max_row > 30
 
 
+@pytest.mark.usefixtures("ran")
 def test_bad_combinations_and_formats_are_refused(run, project: Project) -> None:
-    assert run("nightly").exit_code == 0
     result = run("export", "--period", "2026-11", "--format", "focus", "--cents", "--out", "f.csv")
     assert result.exit_code == 1 and "--cents applies to --format csv and xlsx" in result.stderr
     config = project.config.read_text(encoding="utf-8")

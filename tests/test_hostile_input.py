@@ -23,7 +23,7 @@ import duckdb
 import pytest
 from click.testing import CliRunner, Result
 
-from conftest import demo_config, warehouse_state
+from conftest import demo_config, warehouse_fingerprint
 from trainledger.cli import cli
 
 HOSTILE = Path(__file__).parent / "hostile"
@@ -1000,11 +1000,31 @@ def last_night(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.fixture(scope="module")
+def last_night_state(last_night: Path) -> dict[str, tuple[object, ...]]:
+    """What every case's copy of last night's warehouse holds before its run."""
+    return warehouse_fingerprint(Inputs(last_night).warehouse)
+
+
+def test_a_changed_cent_changes_the_warehouse_fingerprint(
+    last_night: Path, last_night_state: dict[str, tuple[object, ...]], tmp_path: Path
+) -> None:
+    shutil.copytree(last_night, tmp_path, dirs_exist_ok=True)
+    con = duckdb.connect(str(Inputs(tmp_path).warehouse))
+    try:
+        con.execute("UPDATE charges SET billed_cost = billed_cost + 0.01 WHERE source_row = 9")
+    finally:
+        con.close()
+    after = warehouse_fingerprint(Inputs(tmp_path).warehouse)
+    assert {t for t in after if after[t] != last_night_state[t]} == {"charges"}
+
+
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
-def test_hostile_input(case: Case, last_night: Path, tmp_path: Path) -> None:
+def test_hostile_input(
+    case: Case, last_night: Path, last_night_state: dict[str, tuple[object, ...]], tmp_path: Path
+) -> None:
     shutil.copytree(last_night, tmp_path, dirs_exist_ok=True)
     inputs = Inputs(tmp_path)
-    before = warehouse_state(inputs.warehouse)
     focus = case.prepare(inputs)
     result = inputs.nightly()
     assert "Traceback" not in result.stderr
@@ -1022,7 +1042,7 @@ def test_hostile_input(case: Case, last_night: Path, tmp_path: Path) -> None:
     message = case.expect.line.format(cur=inputs.cur, log=inputs.log, focus=focus, line_item=line_item)
     assert (result.exit_code, result.stderr.splitlines()[-1]) == (1, f"trainledger: error: {message}")
     assert result.stdout == ""
-    assert warehouse_state(inputs.warehouse) == before
+    assert warehouse_fingerprint(inputs.warehouse) == last_night_state
     assert inputs.query(
         "SELECT outcome, json_extract_string(detail, '$.error') FROM runs WHERE outcome <> 'ok'"
     ) == [("failed", message)]

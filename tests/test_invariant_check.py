@@ -48,16 +48,22 @@ def test_the_bill_attributes_cleanly_on_all_three_paths() -> None:
     ]
 
 
-def test_a_charge_placed_whole_with_the_wrong_cost_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_charge_placed_whole_by_a_reference_to_another_charge_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A whole charge's money is its charge's (allocation by reference): what can go wrong is the reference.
+    # Here "whole" (10.00) names "run" (8.00): run is allocated 8 + 8 = 16, whole nothing.
     broken(
         monkeypatch,
         "attribute/allocate_placed",
-        "billed_cost, effective_cost",
-        "billed_cost + 1, effective_cost",
+        "FROM placed_charges($periods)",
+        "FROM (SELECT * REPLACE (CASE WHEN charge_id = (SELECT charge_id FROM charges WHERE row_identity = 'whole') "
+        "THEN (SELECT charge_id FROM charges WHERE row_identity = 'run') ELSE charge_id END AS charge_id) "
+        "FROM placed_charges($periods))",
     )
     with pytest.raises(
         InvariantViolation,
-        match=r"charge\(s\), e\.g\. charge \d+ \((whole, row 1\): billed 10|run, row 1\): billed 8|cut, row 1\): billed 12)",
+        match=r"charge\(s\), e\.g\. charge \d+ \((whole, row 1\): billed 10|run, row 1\): billed 8\.000000000000 vs 16)",
     ):
         attribute(BILL, LOG)
 
@@ -95,5 +101,9 @@ def test_an_allocation_without_its_charge_is_refused(monkeypatch: pytest.MonkeyP
         "FROM (SELECT * FROM placed_charges($periods) UNION ALL SELECT * REPLACE (-1 AS charge_id) "
         "FROM placed_charges($periods) WHERE charge_id = (SELECT charge_id FROM charges WHERE row_identity = 'whole'))",
     )
-    with pytest.raises(InvariantViolation, match="do not match the bill's charges"):
+    # The stray reference (charge -1) is the first of whole's tuple, so the tuple is written from no charge
+    # and whole's own allocation is lost too: refused, naming whole.
+    with pytest.raises(
+        InvariantViolation, match=r"charge \d+ \(whole, row 1\): billed 10\.000000000000 vs None"
+    ):
         attribute(BILL, LOG)

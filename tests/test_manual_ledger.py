@@ -31,8 +31,8 @@ def test_ledger_rows_are_allocated_by_their_own_labels(run, project: Project) ->
     ]
 
 
+@pytest.mark.usefixtures("ran")
 def test_reconcile_shows_ledger_costs_under_data_ops_and_eval(run) -> None:
-    run("nightly")
     report = json.loads(run("reconcile", "exp-sft-0412", "--format", "json").stdout)
     realized = {(r["phase"], r["category"]): r["realized"] for r in report["rows"]}
     assert realized[("data", "data")] == "4850.00"

@@ -92,7 +92,6 @@ OTHER_DAYS = {
     "ingest/insert_price": "gcp-catalog (test_gcp_inventory)",
     "ingest/insert_seen_resource": "an inventory that finds resources (test_aws_tags, test_gcp_inventory)",
     "ingest/first_non_object": "CUR 2.0 as csv.gz (test_aws_s3, test_bad_input)",
-    "ingest/number_rows_by_file": "legacy CUR csv, GCP JSON Lines (test_aws_reference_sample, test_gcp_billing)",
     "ingest/drop_temp_table": "two csv deliveries staged in one run (test_toy_source)",
     "ingest/drop_temp_view": "a staged name reused in one run (test_aws_s3, test_toy_source)",
     "report/period_allocations": "the Python API's lazy allocations (test_python_api)",

@@ -163,8 +163,8 @@ def test_tables_fit_the_terminal_width_and_csv_keeps_the_whole_value(
     assert "2207.983" in run("experiments", "--format", "csv").stdout
 
 
+@pytest.mark.usefixtures("ran")
 def test_experiments_lists_the_log_newest_first_with_costs(run, project: Project) -> None:
-    assert run("nightly").exit_code == 0
     result = run("experiments", "--format", "json")
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
@@ -198,8 +198,8 @@ def test_experiments_lists_the_log_newest_first_with_costs(run, project: Project
     assert [e["experiment_id"] for e in since] == ["exp-opd-0425", "exp-rl-0421"]
 
 
+@pytest.mark.usefixtures("ran")
 def test_an_id_logged_but_not_loaded_says_run_nightly(run, project: Project, demo_files) -> None:
-    assert run("nightly").exit_code == 0
     log = project.root / "experiments.jsonl"
     log.write_text(
         (demo_files / "experiments.jsonl").read_text(encoding="utf-8")
@@ -223,8 +223,8 @@ def test_an_id_logged_but_not_loaded_says_run_nightly(run, project: Project, dem
     )
 
 
+@pytest.mark.usefixtures("ran")
 def test_report_period_keeps_one_billing_period(run, project: Project) -> None:
-    assert run("nightly").exit_code == 0
     november = json.loads(run("report", "--by", "project", "--period", "2026-11", "--format", "json").stdout)
     # The demo's CUR month plus its off-cloud ledger, all invoiced in 2026-11.
     assert sum(Decimal(r["billed_cost"]) for r in november) == Decimal("73877.57311856")

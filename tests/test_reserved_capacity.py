@@ -316,6 +316,6 @@ def test_gpu_less_windows_and_oversubscribed_stretches() -> None:
         ("idle", "owner", "idle", None, D("40")),
     ]
     # where rules 1-3 left the fee (its tag), kept as share 0 for audit
-    assert con.execute("SELECT project, rule FROM allocation_rows WHERE share_no = 0").fetchall() == [
-        ("other", "tag")
-    ]
+    assert con.execute(
+        "SELECT project, rule FROM allocation_refs JOIN allocation_tuples USING (tuple_id) WHERE share_no = 0"
+    ).fetchall() == [("other", "tag")]

@@ -191,8 +191,8 @@ def test_pages_need_no_network(built: Path) -> None:
     assert (built / "assets" / "plotly.min.js").stat().st_size > 1_000_000
 
 
+@pytest.mark.usefixtures("ran")
 def test_site_refuses_a_folder_it_did_not_write(run: Callable[..., Result], project: Project) -> None:
-    assert run("nightly").exit_code == 0
     mine = project.root / "notes"
     mine.mkdir()
     (mine / "keep.txt").write_text("mine", encoding="utf-8")
@@ -205,10 +205,10 @@ def test_site_refuses_a_folder_it_did_not_write(run: Callable[..., Result], proj
     assert (mine / "keep.txt").read_text(encoding="utf-8") == "mine"
 
 
+@pytest.mark.usefixtures("ran")
 def test_a_failed_build_leaves_the_old_site(
     run: Callable[..., Result], project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert run("nightly").exit_code == 0
     first = run("site", "--out", "site")
     assert first.exit_code == 0 and first.stdout == f"{project.root / 'site' / 'index.html'}\n"
     before = (project.root / "site" / "index.html").read_text(encoding="utf-8")
@@ -227,8 +227,8 @@ def test_a_failed_build_leaves_the_old_site(
     assert sorted(p.name for p in project.root.iterdir() if ".site-" in p.name) == []
 
 
+@pytest.mark.usefixtures("ran")
 def test_experiments_cap_keeps_the_newest(run: Callable[..., Result], project: Project) -> None:
-    assert run("nightly").exit_code == 0
     assert run("site", "--out", "site", "--experiments", "2").exit_code == 0
     rows = read(project.root / "site" / "experiments.html").tables["experiments"]
     assert [r[0] for r in rows] == ["exp-opd-0425", "exp-rl-0421"]  # started 11-18 and 11-14
@@ -250,13 +250,13 @@ def _files(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.usefixtures("ran")
 def test_post_mortems_from_worker_processes_are_the_same_bytes(
     run: Callable[..., Result], project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A month of tens of thousands of experiments writes its post-mortems from a process pool; the demo's
     four, one page per task on two workers, give the same files as this process writing them (the page's
     time aside)."""
-    assert run("nightly").exit_code == 0
     assert run("site", "--out", "serial").exit_code == 0
     monkeypatch.setattr(postmortems, "POOL_FROM", 1)
     monkeypatch.setattr(postmortems, "CHUNK", 1)
@@ -270,10 +270,10 @@ def test_post_mortems_from_worker_processes_are_the_same_bytes(
             assert pooled[name] == content, name
 
 
+@pytest.mark.usefixtures("ran")
 def test_a_worker_that_fails_fails_the_build(
     run: Callable[..., Result], project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    assert run("nightly").exit_code == 0
     assert run("site", "--out", "site").exit_code == 0
     before = _files(project.root / "site")
     monkeypatch.setattr(postmortems, "POOL_FROM", 1)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
-from conftest import ROOT, Project, warehouse_state
+from conftest import ROOT, Project, allocation_state, warehouse_state
 
 EXPORT = "exports/trainledger-2026-11.csv"
 
@@ -31,7 +31,7 @@ def last_run(project: Project) -> dict[str, object]:
 
 
 def allocations(project: Project) -> list[tuple[object, ...]]:
-    return warehouse_state(project.warehouse)["allocation_rows"]
+    return allocation_state(project.warehouse)
 
 
 @pytest.fixture
@@ -126,9 +126,7 @@ def test_any_change_of_input_attributes_again_as_a_full_run_would(
     for name in ("experiments.jsonl", "offcloud-ledger.csv", "trainledger.toml"):
         shutil.copy(own_inputs.root / name, fresh / name)
     assert run("--config", str(fresh / "trainledger.toml"), "nightly").exit_code == 0
-    assert warehouse_state(fresh / ".trainledger" / "ledger.duckdb")["allocation_rows"] == allocations(
-        own_inputs
-    )
+    assert allocation_state(fresh / ".trainledger" / "ledger.duckdb") == allocations(own_inputs)
 
 
 def test_an_export_changed_on_disk_is_written_again(run: Callable[..., Result], project: Project) -> None:

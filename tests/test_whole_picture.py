@@ -6,12 +6,14 @@ import csv
 import io
 import json
 
+import pytest
+
 from conftest import Project
 from focus_files import FOCUS_CONFIG, write_focus
 
 
+@pytest.mark.usefixtures("ran")
 def test_fixed_vs_elastic_with_the_unused_commitment_on_its_own_line(run) -> None:
-    run("nightly")
     result = run("report", "--by", "project,commitment", "--format", "csv")
     rows = {
         (r["project"], r["commitment"]): r["effective_cost"]
@@ -98,8 +100,8 @@ def test_daily_only_data_is_shaped_by_day(run, project: Project) -> None:
     ) == ("9.00", "5.00", "1.80")
 
 
+@pytest.mark.usefixtures("ran")
 def test_gpu_hours_in_use_vs_provisioned(run) -> None:
-    run("nightly")
     report = json.loads(run("report", "--by", "project", "--shape", "--format", "json").stdout)
     gpu = {
         (g["project"], g["method"]): (g["gpu_hours_in_use"], g["gpu_hours_provisioned"])
@@ -109,8 +111,8 @@ def test_gpu_hours_in_use_vs_provisioned(run) -> None:
     assert gpu[("qwen-coder", "sft")] == ("180.00", "224.00")
 
 
+@pytest.mark.usefixtures("ran")
 def test_eval_share_of_each_experiment_and_method(run) -> None:
-    run("nightly")
     rows = json.loads(run("report", "--by", "method", "--with-metrics", "--format", "json").stdout)["rows"]
     sft = next(r for r in rows if r["level"] == "method" and r["method"] == "sft")
     # eval 406.25 compute + 1,260.00 reviewers = 1,666.25 of 7,754.45: 21.49%

@@ -4,8 +4,10 @@
 -- allocations counts once with its sums. A charge missing, doubled, changed or without a bill makes the
 -- two differ; the per-charge sums of split charges are checked exactly by `check_invariant`.
 -- Grain: one row (bill, allocated). Parameters: $periods (list of YYYY-MM).
--- Reads allocation_rows, the table behind the view `allocations` (shares from 1): only the period is
--- needed of the kind.
+-- Reads the tables behind the view `allocations` (shares from 1): of a stored share only the period is
+-- needed of its kind; an allocation by reference counts its charge's own money (a reference doubled or
+-- missing makes the sums differ; so does a reference whose charge is not in the warehouse, counted with no
+-- money whatever its period).
 WITH kinds AS (
     SELECT kind_id FROM charge_kinds WHERE list_contains($periods, billing_period)
 ),
@@ -23,6 +25,11 @@ allocated AS (
     FROM allocation_rows
     WHERE kind_id IN (SELECT kind_id FROM kinds) AND share_no > 0 AND charge_id IN (SELECT charge_id FROM split)
     GROUP BY charge_id
+    UNION ALL
+    SELECT r.charge_id, c.billed_cost, c.effective_cost, c.list_cost
+    FROM allocation_refs r
+    LEFT JOIN charges c USING (charge_id)
+    WHERE r.share_no > 0 AND (c.charge_id IS NULL OR list_contains($periods, c.billing_period))
 )
 SELECT
     (SELECT coalesce(sum(hash(charge_id, billed_cost, effective_cost, list_cost)), 0)

@@ -24,29 +24,56 @@
 -- ServiceCategory / ServiceSubcategory are one per ServiceName: the category (FOCUS value, else from the
 -- cost category) and subcategory (from the resource type) carrying most of the service's billed cost.
 CREATE OR REPLACE TEMP MACRO focus_shares(period) AS TABLE
-WITH shares AS (
+WITH allocated AS (
+    -- the view `allocations`' rows of the period, each with its charge's columns: the tables behind the view,
+    -- so that a charge placed whole (allocation_refs) meets `charges` once, not once for the view and again
+    -- here; the charge's money is kept apart (charge_*) for the weights below
     SELECT
-        a.*,
+        a.charge_id, a.share_no, k.source, k.provider, k.billing_period, k.billing_account_id, k.sub_account_id,
+        a.charge_period_start, a.charge_period_end, a.project, a.phase, a.method, a.experiment_id, a.cost_category,
+        k.service_name, k.charge_category, k.pricing_category, a.rule, a.reason, k.currency, a.billed_cost,
+        a.effective_cost, a.list_cost,
         c.billing_period_start, c.billing_period_end, c.charge_class, c.line_item_type, c.service_category,
-        c.resource_id, c.resource_name, c.resource_type, c.region_id, c.usage_type, c.consumed_unit, c.tags, c.commitment_id,
-        c.host_provider,
-        c.invoice_id, c.charge_period_start AS origin_period_start, c.charge_period_end AS origin_period_end,
-        count(*) OVER (PARTITION BY a.charge_id) AS shares,
-        coalesce(a.service_name, 'Unknown') AS service,
+        c.resource_id, c.resource_name, c.resource_type, c.region_id, c.usage_type, c.consumed_unit, c.tags,
+        c.commitment_id, c.host_provider, c.invoice_id, c.charge_period_start AS origin_period_start,
+        c.charge_period_end AS origin_period_end, c.consumed_quantity, c.billed_cost AS charge_billed_cost,
+        c.effective_cost AS charge_effective_cost, c.list_cost AS charge_list_cost
+    FROM allocation_rows a
+    JOIN charge_kinds k USING (kind_id)
+    JOIN charges c USING (charge_id)
+    WHERE a.share_no > 0 AND k.billing_period = period
+    UNION ALL
+    SELECT
+        c.charge_id, r.share_no, c.source, c.provider, c.billing_period, c.billing_account_id, c.sub_account_id,
+        c.charge_period_start, c.charge_period_end, t.project, t.phase, t.method, t.experiment_id, t.cost_category,
+        c.service_name, c.charge_category, c.pricing_category, t.rule, t.reason, c.billing_currency, c.billed_cost,
+        c.effective_cost, c.list_cost,
+        c.billing_period_start, c.billing_period_end, c.charge_class, c.line_item_type, c.service_category,
+        c.resource_id, c.resource_name, c.resource_type, c.region_id, c.usage_type, c.consumed_unit, c.tags,
+        c.commitment_id, c.host_provider, c.invoice_id, c.charge_period_start, c.charge_period_end,
+        c.consumed_quantity, c.billed_cost, c.effective_cost, c.list_cost
+    FROM allocation_refs r
+    JOIN charges c USING (charge_id)
+    JOIN allocation_tuples t USING (tuple_id)
+    WHERE r.share_no > 0 AND c.billing_period = period
+),
+shares AS (
+    SELECT
+        * EXCLUDE (consumed_quantity, charge_billed_cost, charge_effective_cost, charge_list_cost),
+        count(*) OVER (PARTITION BY charge_id) AS shares,
+        coalesce(service_name, 'Unknown') AS service,
         CASE
-            WHEN c.consumed_quantity IS NOT NULL THEN c.consumed_quantity
-            WHEN a.charge_category IN ('Usage', 'Purchase') THEN CAST(1 AS DECIMAL(38, 12))
+            WHEN consumed_quantity IS NOT NULL THEN consumed_quantity
+            WHEN charge_category IN ('Usage', 'Purchase') THEN CAST(1 AS DECIMAL(38, 12))
         END AS quantity,
         CASE
-            WHEN c.list_cost <> 0 THEN abs(to_units(a.list_cost)) // 1000000
-            WHEN c.effective_cost <> 0 THEN abs(to_units(a.effective_cost)) // 1000000
-            WHEN c.billed_cost <> 0 THEN abs(to_units(a.billed_cost)) // 1000000
-            ELSE CASE WHEN a.share_no = 1 THEN 1 ELSE 0 END
+            WHEN charge_list_cost <> 0 THEN abs(to_units(list_cost)) // 1000000
+            WHEN charge_effective_cost <> 0 THEN abs(to_units(effective_cost)) // 1000000
+            WHEN charge_billed_cost <> 0 THEN abs(to_units(billed_cost)) // 1000000
+            ELSE CASE WHEN share_no = 1 THEN 1 ELSE 0 END
         END AS weight,
-        max(a.share_no) OVER (PARTITION BY a.charge_id) AS last_share
-    FROM allocations a
-    JOIN charges c USING (charge_id)
-    WHERE a.billing_period = period
+        max(share_no) OVER (PARTITION BY charge_id) AS last_share
+    FROM allocated
 ),
 split AS (
     SELECT

@@ -3,8 +3,10 @@
 -- The allocations are first summed into cells alike in every column the sets read (the day of the charge
 -- for time buckets; at 10M allocations about 300K cells), then the sets summed over the cells: a sum of
 -- exact sums, so each set's figures are those of one sum over its allocations. The cells are summed from
--- the view `allocations`' own tables, its shares (share_no > 0) by their kind and columns before the
--- kind's columns are joined on: the join then meets 300K cells instead of every allocation.
+-- the view `allocations`' own tables before the wide columns are joined on: the stored shares by their kind
+-- and own columns (then the kind's columns), the charges placed whole by their tuple and the charge's
+-- columns (then the tuple's labels), so a join meets cells, not every allocation (at 1M charges 0.34 ->
+-- 0.10 s).
 -- Every set keeps the currency (never mixed); `grouping_set` names a row's set: GROUPING() of the
 -- dimension list, one bit per dimension summed over (the first dimension is the highest bit), so a NULL
 -- that is a value (no project) is told from one that means "all".
@@ -20,9 +22,20 @@ WITH shares AS (
     WHERE share_no > 0
     GROUP BY ALL
 ),
+whole AS (
+    SELECT /*whole_columns*/, billing_currency AS currency, sum(billed_cost) AS billed_cost,
+           sum(effective_cost) AS effective_cost, sum(list_cost) AS list_cost
+    FROM allocation_refs
+    JOIN charges USING (charge_id)
+    WHERE share_no > 0
+    GROUP BY ALL
+),
 cells AS (
     SELECT /*cell_columns*/, currency, billed_cost, effective_cost, list_cost
     FROM shares JOIN charge_kinds USING (kind_id)
+    UNION ALL
+    SELECT /*cell_columns*/, currency, billed_cost, effective_cost, list_cost
+    FROM whole JOIN allocation_tuples USING (tuple_id)
 )
 SELECT /*dimensions*/, currency, GROUPING(/*dimensions*/) AS grouping_set,
        sum(billed_cost) AS billed_cost, sum(effective_cost) AS effective_cost, sum(list_cost) AS list_cost

@@ -6,22 +6,45 @@
 -- A charge counts once per rule it has shares in: the shares of the rule, less the shares after the first
 -- of each charge in the rule. Only a charge split into several shares (a share numbered 2 or more; shares
 -- count from 1) can have those, so the distinct count runs over those charges alone (at 10M allocations,
--- 0.5 s CPU; grouping every allocation by charge first took 5.5 s, counting distinct charges 8.8 s).
+-- 0.5 s CPU; grouping every allocation by charge first took 5.5 s, counting distinct charges 8.8 s): a
+-- split charge's shares are all stored (allocation_rows), never by reference.
+-- The rules' sums read the tables behind the view `allocations`: the charges placed whole are summed per
+-- tuple and currency before the tuple's rule is joined on (at 1M charges 0.14 -> 0.05 s).
 WITH split AS (
-    SELECT rule, currency, charge_id, count(*) - 1 AS repeated
-    FROM allocations
-    WHERE list_contains($periods, billing_period)
-      AND charge_id IN (SELECT charge_id FROM allocations WHERE share_no > 1)
+    SELECT a.rule, k.currency, a.charge_id, count(*) - 1 AS repeated
+    FROM allocation_rows a
+    JOIN charge_kinds k USING (kind_id)
+    WHERE a.share_no > 0 AND list_contains($periods, k.billing_period)
+      AND a.charge_id IN (SELECT charge_id FROM allocation_rows WHERE share_no > 1)
     GROUP BY ALL
 ),
 repeats AS (
     SELECT rule, currency, sum(repeated) AS repeated FROM split GROUP BY ALL
 ),
+whole AS (
+    SELECT r.tuple_id, c.billing_currency AS currency, count(*) AS shares, sum(c.effective_cost) AS effective_cost,
+           sum(c.billed_cost) AS billed_cost, sum(greatest(c.effective_cost, 0)) AS gross
+    FROM allocation_refs r
+    JOIN charges c USING (charge_id)
+    WHERE r.share_no > 0 AND list_contains($periods, c.billing_period)
+    GROUP BY ALL
+),
+parts AS (
+    SELECT a.rule, k.currency, count(*) AS shares, sum(a.effective_cost) AS effective_cost,
+           sum(a.billed_cost) AS billed_cost, sum(greatest(a.effective_cost, 0)) AS gross
+    FROM allocation_rows a
+    JOIN charge_kinds k USING (kind_id)
+    WHERE a.share_no > 0 AND list_contains($periods, k.billing_period)
+    GROUP BY ALL
+    UNION ALL
+    SELECT t.rule, w.currency, w.shares, w.effective_cost, w.billed_cost, w.gross
+    FROM whole w
+    JOIN allocation_tuples t USING (tuple_id)
+),
 by_rule AS (
-    SELECT rule, currency, count(*) AS shares, sum(effective_cost) AS effective_cost,
-           sum(billed_cost) AS billed_cost, sum(greatest(effective_cost, 0)) AS gross
-    FROM allocations
-    WHERE list_contains($periods, billing_period)
+    SELECT rule, currency, sum(shares) AS shares, sum(effective_cost) AS effective_cost,
+           sum(billed_cost) AS billed_cost, sum(gross) AS gross
+    FROM parts
     GROUP BY ALL
 )
 SELECT b.rule, b.currency, CAST(b.shares - coalesce(r.repeated, 0) AS BIGINT) AS charges, b.effective_cost,

@@ -4,4 +4,4 @@
 -- Parameters: $ids (list of experiment ids).
 SELECT DISTINCT experiment_id, provider
 FROM allocations
-WHERE provider <> 'manual' AND experiment_id IN (SELECT unnest($ids))
+WHERE provider <> 'manual' AND list_contains($ids, experiment_id)

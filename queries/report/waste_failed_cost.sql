@@ -3,8 +3,6 @@
 -- Parameters: $ids (list of experiment ids), $statuses (the failed statuses, waste.FAILED_STATUSES).
 SELECT experiment_id, currency, sum(effective_cost) AS cost
 FROM allocations
-WHERE experiment_id IN (
-    SELECT experiment_id FROM experiments
-    WHERE list_contains($statuses, status) AND experiment_id IN (SELECT unnest($ids))
-)
+WHERE list_contains($ids, experiment_id)
+  AND experiment_id IN (SELECT experiment_id FROM experiments WHERE list_contains($statuses, status))
 GROUP BY ALL

@@ -106,6 +106,7 @@ def attribute(
     refresh_categories(con, config)
     params = {"periods": periods}
     run(con, "attribute/clear_periods", params)
+    run(con, "attribute/clear_refs", params)
     run(con, "attribute/kinds", params)
     run(con, "attribute/resolve")
     run(con, "attribute/log_windows")
@@ -114,6 +115,7 @@ def attribute(
     run(con, "attribute/segments")
     run(con, "attribute/place")
     run(con, "attribute/allocate_placed", params)
+    run(con, "attribute/tuples", params)
     run(con, "attribute/split_set", params)
     split_by_windows(con)
     if config.reservations:
@@ -122,8 +124,10 @@ def attribute(
         run(con, "attribute/spread", params)
         run(con, "attribute/spread_charges", params)
         run(con, "attribute/clear_spread")
+        run(con, "attribute/clear_spread_refs")
         run(con, "attribute/spread_allocate")
     run(con, "attribute/drop_unused_kinds")
+    run(con, "attribute/drop_unused_tuples")
     check_invariant(con, periods)
     count, total = run(con, "attribute/totals", params).fetchone() or (0, 0)
     reporter.step(f"attributed {count} allocation(s) for {', '.join(periods) or 'no periods'}")
@@ -161,6 +165,7 @@ def place_reservations(con: Connection, config: Config, params: dict[str, list[s
     run(con, "attribute/reservations", params)
     run(con, "attribute/reservations_hold")
     run(con, "attribute/reservations_clear")
+    run(con, "attribute/reservations_clear_refs")
     run(con, "attribute/allocate")
 
 

@@ -137,7 +137,7 @@ def scan(con: Connection, files: list[Path], *, union: bool = False) -> None:
         staging.read_parquet(con, TEXT_VIEW, files)
     elif found == {"csv"}:
         staging.read_csv(con, f"{TEXT_VIEW}_rows", files, union_by_name=union, sample_size=1)
-        staging.number_rows_by_file(con, TEXT_VIEW, f"{TEXT_VIEW}_rows")
+        staging.number_rows(con, f"{TEXT_VIEW}_rows", TEXT_VIEW)
     else:
         raise InputError(
             f"{files[0].parent}: expected .csv, .csv.gz or .parquet report files, got {files[0]}"

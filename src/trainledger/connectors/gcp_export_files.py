@@ -126,4 +126,4 @@ def read_files(con: Connection, files: list[Path]) -> None:
             f"{files[0]}: cannot read as a Cloud Billing export: {str(exc).splitlines()[0]}"
         ) from None
     staging.create_raw_view(con, f"{RAW_VIEW}_json", rel)
-    staging.number_rows_by_file(con, RAW_VIEW, f"{RAW_VIEW}_json")
+    staging.number_rows(con, f"{RAW_VIEW}_json", RAW_VIEW)

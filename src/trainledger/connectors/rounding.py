@@ -60,19 +60,27 @@ def exact_total(values: Iterable[Decimal]) -> Decimal:
 
 def residues(con: Connection, money: MoneyColumns) -> Residues:
     """The residue of each money column, by billing period and currency, over the staged rows that carry
-    more than 12 places (found by a cheap test, so a bill without any costs one scan per column)."""
+    more than 12 places (found by a cheap test, so a bill without any costs one scan)."""
+    if not money.columns:
+        return {}
     parts: dict[tuple[str, str, str], list[tuple[int, int]]] = defaultdict(list)
-    for column in money.columns:
-        slots = {
-            "view": sql_slots.ident(money.view),
-            "column": sql_slots.ident(column),
-            "period": sql_slots.ident(money.period),
-            "currency": sql_slots.ident(money.currency),
-        }
-        for period, currency, places, n in sql_slots.run_filled(
-            con, "ingest/money_residues", **slots
-        ).fetchall():
-            parts[(period, column, currency)].append((int(n), 12 + int(places)))
+    named = [(sql_slots.literal(column), sql_slots.ident(column)) for column in money.columns]
+    residues = ", ".join(
+        f"{{'money_column': {name.text}, 'residue': CASE WHEN money_long({value.text}) "
+        f"THEN money_residue({value.text}) END}}"
+        for name, value in named
+    )
+    slots = {
+        "view": sql_slots.ident(money.view),
+        "period": sql_slots.ident(money.period),
+        "currency": sql_slots.ident(money.currency),
+        "residues": sql_slots.Fragment(f"[{residues}]"),
+        "any_long": sql_slots.Fragment(" OR ".join(f"money_long({value.text})" for _, value in named)),
+    }
+    for period, column, currency, places, n in sql_slots.run_filled(
+        con, "ingest/money_residues", **slots
+    ).fetchall():
+        parts[(period, column, currency)].append((int(n), 12 + int(places)))
     found: Residues = {}
     for (period, column, currency), terms in sorted(parts.items()):
         found.setdefault(period, {}).setdefault(column, {})[currency] = exact_sum(terms)

@@ -122,16 +122,6 @@ def number_rows(con: Connection, text_view: str, table: str) -> None:
     )
 
 
-def number_rows_by_file(con: Connection, view: str, scan: str) -> None:
-    """The view ``view``: ``scan`` with ``file_row_number`` (0-based, per file, ``ingest/number_rows_by_file``)."""
-    if spark := on_spark(con):
-        spark_files.same_rows(spark, view, scan)
-        return
-    sql_slots.run_filled(
-        con, "ingest/number_rows_by_file", view=sql_slots.ident(view), scan=sql_slots.ident(scan)
-    )
-
-
 def derive_view(con: Connection, made: str, view: str, select: sql_slots.Fragment) -> None:
     """The temporary view ``made``: ``select`` over ``view`` (``ingest/with_columns``)."""
     sql_slots.run_filled(
@@ -351,17 +341,14 @@ def check_sums(con: Connection, view: str, columns: Iterable[str]) -> None:
     )
     totals = sql_slots.run_filled(
         con, "ingest/cost_sizes", view=sql_slots.ident(view), sizes=sizes
-    ).fetchone() or (None,) * len(names)
+    ).fetchone()
     for column, total in zip(names, totals, strict=True):
         if total is None or total < SUM_BOUND:
             continue
         slots = {"view": sql_slots.ident(view), "column": sql_slots.ident(column)}
         file, row = sql_slots.run_filled(
             con, "ingest/cost_sum_reached", {"bound": SUM_BOUND}, **slots
-        ).fetchone() or (
-            "?",
-            "?",
-        )
+        ).fetchone() or ("?", "?")
         raise InputError(
             f"{file}, row {row}, column {column}: the amounts up to this row add up to 10^26 or more (signs "
             "aside), more than DECIMAL(38, 12) holds; expected a bill whose totals fit"

@@ -158,8 +158,9 @@ INPUTS = {
 }
 
 
-# The columns of the view ``allocations`` that come from its charge's kind (``charge_kinds``); the others are
-# the share's own (``allocation_rows``). queries/schema/warehouse.sql defines the view.
+# The columns of the view ``allocations`` that come from its charge's kind (``charge_kinds``) for a stored
+# share, from the charge for one placed whole; the tuple's (``allocation_tuples``) are the share's own
+# (``allocation_rows``) for a stored share. queries/schema/warehouse.sql defines the view.
 KIND_COLUMNS = frozenset(
     {
         "source",
@@ -173,31 +174,31 @@ KIND_COLUMNS = frozenset(
         "currency",
     }
 )
+TUPLE_COLUMNS = frozenset({"project", "phase", "method", "experiment_id", "cost_category", "rule", "reason"})
+DAY = "date_trunc('day', charge_period_start) AS charge_period_start"
 
 
-def _cells(columns: list[str]) -> tuple[str, str]:
-    """The select lists of ``report/cost_by_sets``'s shares (a share's own columns, time to the day, and
-    its kind) and cells (every column the sets read)."""
+def _cells(columns: list[str]) -> tuple[str, str, str]:
+    """The select lists of ``report/cost_by_sets``'s shares (a stored share's own columns, time to the day,
+    and its kind), whole charges (their tuple and the charge's columns, time to the day; currency apart) and
+    cells (every column the sets read)."""
     inputs = list(dict.fromkeys(i for c in columns for i in INPUTS.get(c, (c,))))
-    own = [
-        "date_trunc('day', charge_period_start) AS charge_period_start"
-        if i == "charge_period_start"
-        else _column(i)
-        for i in inputs
-        if i not in KIND_COLUMNS
-    ]
+    timed = {i: DAY if i == "charge_period_start" else _column(i) for i in inputs}
+    own = [timed[i] for i in inputs if i not in KIND_COLUMNS]
+    charge = [timed[i] for i in inputs if i not in TUPLE_COLUMNS and i != "currency"]
     cells = ["charge_period_start" if i == "charge_period_start" else _column(i) for i in inputs]
-    return ", ".join(["kind_id", *own]), ", ".join(cells)
+    return ", ".join(["kind_id", *own]), ", ".join(["tuple_id", *charge]), ", ".join(cells)
 
 
 def sets_query(sets: list[Set]) -> str:
     """``report/cost_by_sets`` for these sets of columns."""
     columns = list(dict.fromkeys(c for s in sets for c in s))
     grouping = ", ".join(f"({', '.join([*map(_name, s), 'currency'])})" for s in sets)
-    shares, cells = _cells(columns)
+    shares, whole, cells = _cells(columns)
     return (
         queries.load("report/cost_by_sets")
         .replace("/*share_columns*/", shares)
+        .replace("/*whole_columns*/", whole)
         .replace("/*cell_columns*/", cells)
         .replace("/*dimensions*/", ", ".join(map(_name, columns)))
         .replace("/*allocations*/", _source(columns, "cells"))

@@ -2,7 +2,8 @@
 
 The pipeline keeps calling what it calls on DuckDB (``run(con, name, params)``, ``con.execute``,
 ``con.sql``); this stand-in for the connection decides where each statement runs. A statement that reads or
-writes the bill's big tables (``charges``, ``charge_kinds``, ``allocation_rows``, the view ``allocations``),
+writes the bill's big tables (``charges``, ``charge_kinds``, the allocations' ``allocation_rows``,
+``allocation_tuples`` and ``allocation_refs``, the view ``allocations``),
 or a temporary table built on Spark, runs on Spark, transpiled (``warehouse/dialects.py``); everything else
 (the run ledger, the experiment log, label sets, estimates) stays in the DuckDB file. Small tables a Spark
 statement reads go up from DuckDB as temporary views; only a statement's result comes back (a report, an
@@ -39,12 +40,15 @@ if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
-BIG = ("charges", "charge_kinds", "allocation_rows")
+BIG = ("charges", "charge_kinds", "allocation_rows", "allocation_tuples", "allocation_refs")
 # The stages whose named queries read the bill itself (charges) on Spark.
 SPARK_STAGES = {"attribute", "checks", "report", "export"}
 _WRITES_CHARGES = re.compile(r"\b(INSERT\s+INTO|DELETE\s+FROM|UPDATE)\s+charges\b", re.IGNORECASE)
 _PRECISION_LOSS = "spark.sql.decimalOperations.allowPrecisionLoss"
-_BIG_WORDS = re.compile(r"\b(charges|allocations|allocation_rows|charge_kinds)\b", re.IGNORECASE)
+_BIG_WORDS = re.compile(
+    r"\b(charges|allocations|allocation_rows|allocation_tuples|allocation_refs|charge_kinds)\b",
+    re.IGNORECASE,
+)
 
 
 def session(config: Config) -> SparkSession:

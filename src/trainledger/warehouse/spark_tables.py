@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
-TABLES = ("charges", "charge_kinds", "allocation_rows")
+TABLES = ("charges", "charge_kinds", "allocation_rows", "allocation_tuples", "allocation_refs")
 POINTER = "CURRENT.json"
 
 

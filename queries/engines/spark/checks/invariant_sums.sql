@@ -21,6 +21,11 @@ allocated AS (
     FROM allocation_rows
     WHERE kind_id IN (SELECT kind_id FROM kinds) AND share_no > 0 AND charge_id IN (SELECT charge_id FROM split)
     GROUP BY charge_id
+    UNION ALL
+    SELECT r.charge_id, c.billed_cost, c.effective_cost, c.list_cost
+    FROM allocation_refs r
+    LEFT JOIN charges c USING (charge_id)
+    WHERE r.share_no > 0 AND (c.charge_id IS NULL OR array_contains(:periods, c.billing_period))
 )
 SELECT
     (SELECT coalesce(sum(CAST(xxhash64(charge_id, billed_cost, effective_cost, list_cost) AS DECIMAL(38, 0))), 0)
