@@ -15,7 +15,7 @@ from trainledger.warehouse import dialects
 # DuckDB names that Spark does not know (or knows with another meaning): none may reach Spark's text.
 DUCKDB_ONLY = re.compile(
     r"\b(HUGEINT|INT128|EPOCH_MS|TIMESTAMP_MILLIS|LIST_REDUCE|LIST_CONTAINS|GCD|LCM|TO_UNITS|CHARGE_KIND_ID|"
-    r"CHARGE_SLOT|CHARGE_NUMBER|DOUBLE_TO_MONEY|FITS_MONEY|UTC_TIME|FINITE_TIME|UNNEST|HASH)\s*\(|"
+    r"CHARGE_SLOT|CHARGE_NUMBER|DOUBLE_TO_MONEY|FITS_MONEY|UTC_TIME|FINITE_TIME|UNNEST|HASH|REGEXP_FULL_MATCH)\s*\(|"
     r"'-?infinity'|\bAS INT128\b|\bDIV\b\s+(\w+\.)?total_weight",
     re.IGNORECASE,
 )

@@ -1,5 +1,6 @@
 """Bills read by Spark itself (`engine = "spark"`): the real CUR month in the shared reference data gives
-DuckDB's charges and byte-identical exports, and a CUR 2.0 month in csv.gz DuckDB's charges; money read from
+DuckDB's charges and byte-identical exports, a CUR 2.0 month in csv.gz and the FOCUS sample (CSV and
+parquet) DuckDB's charges, and Cloud Billing export files are refused in one line; money read from
 doubles and text equals DuckDB's macro to the last digit; a bad row is the same one line on both engines; a
 restated month is replaced, and a run killed before its pointer swap leaves the last committed charges (an
 unchanged delivery skipped: test_spark_engine.py).
@@ -19,10 +20,12 @@ from pathlib import Path
 
 import duckdb
 import pyarrow as pa
+import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 import pytest
 
 import generate
+import generate_gcp
 from conftest import Project
 from spark_checks import ON_SPARK_WORKER, cli_in, duckdb_charges, spark_charges
 from trainledger.core import queries
@@ -40,6 +43,7 @@ pytest.importorskip("pyspark", reason="pyspark not installed (pip install 'train
 REFERENCE = Path("/work/shared/reference-data")
 CUR_CSV = REFERENCE / "aws-cur-sample" / "sample-anonymous-aws-export-dataset.csv"
 CUR_PARQUET = REFERENCE / "aws-cur-workshop" / "Oct2018-WorkshopCUR-00001.snappy.parquet"
+FOCUS_CSV = REFERENCE / "focus-sample" / "FOCUS-1.0" / "focus_sample.csv"
 SPARK = (
     'engine = "spark"\nmaster = "local[2]"\n'
     'spark_conf = { "spark.sql.shuffle.partitions" = "2", "spark.ui.enabled" = "false" }\n'
@@ -112,6 +116,58 @@ def test_a_cur2_month_in_csv_gz_read_by_spark_gives_duckdbs_charges(tmp_path: Pa
     expected = duckdb_charges(found["duckdb"])
     assert len(expected) == len(rows) == 2269  # every line item of the file, read by the csv module
     assert spark_charges(found["spark"]) == expected
+
+
+def test_focus_files_in_csv_and_parquet_read_by_spark_give_duckdbs_charges(tmp_path: Path) -> None:
+    """The official FOCUS sample as CSV ('NULL' read as NULL, tags as JSON text) and as parquet (pyarrow's own
+    reading of the CSV, so costs are doubles and times timestamps), both in one ingest."""
+    if not FOCUS_CSV.is_file():
+        pytest.skip(f"{FOCUS_CSV} not found")
+    parquet = tmp_path / "focus.parquet"
+    nulls = pa_csv.ConvertOptions(null_values=["NULL", ""], strings_can_be_null=True)
+    pq.write_table(pa_csv.read_csv(FOCUS_CSV, convert_options=nulls), parquet)
+    with FOCUS_CSV.open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    billed = sum(Decimal(r["BilledCost"]) for r in rows)
+    found = {}
+    for engine in ("duckdb", "spark"):
+        (tmp_path / engine).mkdir()
+        project = Project(tmp_path / engine)
+        project.write_config(
+            '[warehouse]\npath = ".trainledger/ledger.duckdb"\n'
+            + (SPARK if engine == "spark" else "")
+            + "".join(
+                f'[[sources]]\nname = "{name}"\nkind = "focus"\nuri = "{uri}"\n'
+                for name, uri in (("csv", FOCUS_CSV), ("parquet", parquet))
+            )
+        )
+        result = cli_in(project.root)("ingest")
+        assert result.exit_code == 0, result.stderr
+        found[engine] = project
+    expected = duckdb_charges(found["duckdb"])
+    assert len(expected) == 2 * len(rows) == 2000  # every row of each file, counted by the csv module
+    with duckdb.connect(str(found["duckdb"].warehouse), read_only=True) as con:
+        by_source = dict(con.execute("SELECT source, sum(billed_cost) FROM charges GROUP BY 1").fetchall())
+    assert by_source == {"csv": billed, "parquet": billed}  # the file's decimal text, summed exactly
+    assert spark_charges(found["spark"]) == expected
+
+
+def test_cloud_billing_export_files_on_spark_are_refused_in_one_line(tmp_path: Path) -> None:
+    generate_gcp.main(["--out", str(tmp_path / "gcp")])
+    project = Project(tmp_path / "p")
+    project.root.mkdir()
+    project.write_config(
+        '[warehouse]\npath = ".trainledger/ledger.duckdb"\n'
+        + SPARK
+        + f'[[sources]]\nname = "gcp"\nkind = "gcp-billing"\nuri = "{tmp_path / "gcp" / "gcp" / "billing" / "parquet"}"\n'
+    )
+    result = cli_in(project.root)("ingest")
+    assert result.exit_code == 1
+    assert result.stderr.strip().splitlines()[-1] == (
+        "trainledger: error: source 'gcp': kind gcp-billing is not read by Spark yet; "
+        'use [warehouse] engine = "duckdb" for this source'
+    )
+    assert not (project.root / ".trainledger" / "spark" / "CURRENT.json").exists()  # nothing committed
 
 
 def _with_cost(source: Path, target: Path, row: int, cost: str) -> None:

@@ -27,7 +27,7 @@ from trainledger.core.config import Config
 from trainledger.core.config_types import SourceConfig
 from trainledger.core.errors import SourceError
 from trainledger.core.reporter import Reporter
-from trainledger.warehouse.connection import Connection
+from trainledger.warehouse.connection import Connection, on_spark
 
 NEW = "gcp_new_charges"
 MONEY_VIEW = "gcp_new_money"  # the appended rows' money as written (ingest/gcp_*_money.sql)
@@ -73,6 +73,11 @@ def pull(
         raise SourceError(
             f"source {source.name!r}: kind {export.kind} needs exactly one of `table` (BigQuery) or `uri` "
             "(exported parquet/JSON files, a folder or gs://bucket/prefix)"
+        )
+    if on_spark(con):  # the export's nested rows are flattened by DuckDB's types (gcp_flat), not yet Spark's
+        raise SourceError(
+            f"source {source.name!r}: kind {export.kind} is not read by Spark yet; "
+            'use [warehouse] engine = "duckdb" for this source'
         )
     known = watermark(con, source.name)
     if period is not None or known is None:

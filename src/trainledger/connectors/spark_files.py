@@ -46,10 +46,13 @@ def read_parquet(con: SparkWarehouse, name: str, files: Sequence[str]) -> None:
     )
 
 
-def read_csv(con: SparkWarehouse, name: str, files: Sequence[str], union: bool) -> None:
+def read_csv(
+    con: SparkWarehouse, name: str, files: Sequence[str], union: bool, nulls: Sequence[str] = ()
+) -> None:
     """CSV (or csv.gz) files as text, numbered, as the view ``name``. ``union``: each file read with its own
     header and the files matched by name (files without a manifest, perhaps of several months); otherwise
-    the files of one delivery share the first file's header, as DuckDB reads them."""
+    the files of one delivery share the first file's header, as DuckDB reads them. ``nulls``: the values
+    read as NULL (DuckDB's ``na_values``; Spark's reader takes one spelling only)."""
     from pyspark.sql import functions as F
 
     reader = con.spark.read.options(
@@ -58,8 +61,11 @@ def read_csv(con: SparkWarehouse, name: str, files: Sequence[str], union: bool) 
     scans = [reader.csv(f) for f in files] if union else [reader.csv(list(files))]
     df: DataFrame = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), scans)
     columns = df.columns
+    values = [F.col(f"`{c}`") for c in columns]
+    if nulls:
+        values = [F.when(~v.isin(*nulls), v).alias(c) for v, c in zip(values, columns, strict=True)]
     ids = df.select(
-        "*", F.expr(FILE_NAME).alias("filename"), F.monotonically_increasing_id().alias("scan_row")
+        *values, F.expr(FILE_NAME).alias("filename"), F.monotonically_increasing_id().alias("scan_row")
     )
     try:
         ids = ids.localCheckpoint()

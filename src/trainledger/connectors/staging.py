@@ -96,7 +96,13 @@ def read_csv(con: Connection, name: str, files: Sequence[Path], **options: Any) 
     line naming it. ``options`` are the format's own (union by name, null spellings, sniffing). On Spark,
     read by Spark and numbered as it is read (``number_rows`` then names the same rows)."""
     if spark := on_spark(con):
-        spark_files.read_csv(spark, name, [str(f) for f in files], union=bool(options.get("union_by_name")))
+        spark_files.read_csv(
+            spark,
+            name,
+            [str(f) for f in files],
+            union=bool(options.get("union_by_name")),
+            nulls=options.get("na_values", ()),
+        )
         return
     try:
         relation = con.read_csv(
@@ -123,7 +129,10 @@ def number_rows(con: Connection, text_view: str, table: str) -> None:
 
 
 def derive_view(con: Connection, made: str, view: str, select: sql_slots.Fragment) -> None:
-    """The temporary view ``made``: ``select`` over ``view`` (``ingest/with_columns``)."""
+    """The temporary view ``made``: ``select`` over ``view`` (``ingest/with_columns``). In DuckDB a CSV
+    source's numbered table of that name (``number_rows``) is dropped first: a view cannot replace it."""
+    if not on_spark(con):
+        _drop_temp(con, made)
     sql_slots.run_filled(
         con, "ingest/with_columns", made=sql_slots.ident(made), view=sql_slots.ident(view), select=select
     )

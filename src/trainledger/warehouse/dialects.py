@@ -68,6 +68,10 @@ SPARK_REWRITES = {
     "is not NULL",
     "WITH ... AS MATERIALIZED": "a plain CTE (Spark decides what to reuse)",
     "DISTINCT ON (alias, ...)": "the aliased expressions (SQLGlot's window over them; Spark refuses an alias there)",
+    "json_merge_patch(a, b)": "to_json(map_concat(a's pairs whose key b lacks, b's pairs)), both read as "
+    "map<string,string> (DuckDB's order: a's keys b lacks, then b's; tags are string pairs)",
+    "regexp_full_match(x, p)": "x RLIKE '^(?:p)\\z': Spark has no full match (RLIKE finds p anywhere), and "
+    "Java's $ also matches before a final line break, \\z does not",
 }
 
 
@@ -250,6 +254,8 @@ def _spark_rewrite(node: exp.Expr) -> exp.Expr:
             return args[1]
         if name in ("epoch_us", "error", "json_valid", "isfinite"):
             return _spark_function(name, args)
+        if name == "json_merge_patch":
+            return _merge_patch(*args)
     return _spark_rewrite_more(node)
 
 
@@ -281,7 +287,28 @@ def _spark_function(name: str, args: list[exp.Expr]) -> exp.Expr:
     return exp.paren(finite, copy=False)
 
 
+def _merge_patch(a: exp.Expr, b: exp.Expr) -> exp.Expr:
+    """DuckDB's json_merge_patch of two JSON objects of string pairs, in its key order."""
+    first, second = (f"from_json({x.sql('spark')}, 'map<string,string>')" for x in (a, b))
+    return sqlglot.parse_one(
+        f"to_json(map_concat(map_filter({first}, (k, v) -> NOT array_contains(map_keys({second}), k)), "
+        f"{second}))",
+        read="spark",
+    )
+
+
 def _spark_rewrite_more(node: exp.Expr) -> exp.Expr:
+    if isinstance(node, exp.RegexpFullMatch):
+        pattern = node.expression.transform(_spark_rewrite)
+        anchored: exp.Expr = (
+            exp.Literal.string(f"^(?:{pattern.name})\\z")
+            if pattern.is_string
+            else exp.Anonymous(
+                this="concat",
+                expressions=[exp.Literal.string("^(?:"), pattern, exp.Literal.string(")\\z")],
+            )
+        )
+        return exp.RegexpLike(this=node.this.transform(_spark_rewrite), expression=anchored)
     if isinstance(node, exp.DataType) and node.this == exp.DataType.Type.INT128:
         return exp.DataType.build("DECIMAL(38, 0)")
     if isinstance(node, exp.DataType) and node.this == exp.DataType.Type.UBIGINT:
