@@ -30,7 +30,7 @@ from spark_checks import (
 )
 from trainledger.core import config as config_module
 from trainledger.core.errors import ConfigError
-from trainledger.warehouse import dialects, spark_tables
+from trainledger.warehouse import dialects, spark, spark_tables
 from trainledger.warehouse.connection import open_warehouse, run, transaction
 
 pytestmark = [pytest.mark.slow, ON_SPARK_WORKER]
@@ -132,6 +132,21 @@ def test_proportional_shared_cost_is_spread_identically(engines: dict[str, Proje
         assert cli_in(project.root)("attribute").exit_code == 0
     allocations = assert_same_allocations(engines)
     assert sum(1 for row in allocations if row[17] == "shared" and row[9] is not None) > 3  # spread rows
+
+
+def test_each_configs_sql_settings_reach_its_session_in_a_process_already_running_spark(
+    tmp_path: Path,
+) -> None:
+    """The process's Spark context is started by the first config it opens; a later config's spark_conf
+    still sets the SQL settings of the session its warehouse opens (a notebook opening two projects)."""
+    found = []
+    for partitions in ("7", "3"):
+        project = Project(tmp_path / partitions)
+        project.root.mkdir()
+        project.write_config(SPARK.replace('partitions" = "2"', f'partitions" = "{partitions}"'))
+        opened = spark.session(config_module.load(str(project.config)))
+        found.append(opened.conf.get("spark.sql.shuffle.partitions"))
+    assert found == ["7", "3"]
 
 
 def test_the_exact_split_holds_at_the_edge_of_sparks_decimal() -> None:

@@ -84,7 +84,13 @@ def session(config: Config) -> SparkSession:
     if connect:
         return spark
     spark.sparkContext.setLogLevel("ERROR")
-    return spark.newSession()
+    child = spark.newSession()
+    # A child session starts from the context's conf, which only the first builder of the process set: this
+    # config's SQL settings are set on it (the context's own, such as spark.executor.memory, stay the first's)
+    for key, value in settings.items():
+        if child.conf.isModifiable(key):
+            child.conf.set(key, value)
+    return child
 
 
 class SparkResult:
