@@ -257,12 +257,12 @@ def test_a_database_names_the_committed_tables_in_sparks_catalog(
             return {tuple(r) for r in by_name.collect()}, {tuple(r.values()) for r in by_path.to_pylist()}
 
         in_catalog, in_folder = named()
-        assert len(in_catalog) > 2000 and in_catalog == in_folder
-        assert spark.table("spark_catalog.ml_ledger.charges").count() == len(
-            pq.read_table(
-                root / "charges" / json.loads((root / "CURRENT.json").read_text())["tables"]["charges"]
-            )
-        )
+        # the shares of the demo's split charges; its charges placed whole are references (allocation_refs)
+        assert len(in_catalog) > 0 and in_catalog == in_folder
+        tables = json.loads((root / "CURRENT.json").read_text())["tables"]
+        for table in ("charges", "allocation_refs"):  # the demo's 2,273 charges, most of them placed whole
+            committed = len(pq.read_table(root / table / tables[table]))
+            assert spark.table(f"spark_catalog.ml_ledger.{table}").count() == committed > 1000
         # a run killed before its pointer swap: the catalog still names the committed version
         monkeypatch.setattr(
             spark_tables.os, "replace", lambda *args: (_ for _ in ()).throw(KeyboardInterrupt)

@@ -70,7 +70,7 @@ def test_a_full_disk_is_named_as_such(copy: Project, tmp_path: Path) -> None:
         pytest.skip("needs root and unshare to mount a small tmpfs in a private mount namespace")
     disk = tmp_path / "small-disk"
     disk.mkdir()
-    size_kb = copy.warehouse.stat().st_size // 1024 + 256  # the warehouse fits; a re-attribution does not
+    size_kb = copy.warehouse.stat().st_size // 1024 + 32  # the warehouse fits; a re-attribution does not
     script = (
         f"mount -t tmpfs -o size={size_kb}k tmpfs {disk} && cp {copy.warehouse} {disk}/ledger.duckdb && "
         f"exec {TRAINLEDGER} --config {copy.config} --warehouse {disk}/ledger.duckdb attribute"
