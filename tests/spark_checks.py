@@ -5,6 +5,7 @@ their kinds, and the charges with one share by reference (the charge, its tuple 
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
@@ -21,6 +22,18 @@ from trainledger.cli import cli
 # Every Spark test runs in one pytest-xdist worker (`make test` distributes with --dist loadgroup): one JVM and
 # one Spark session serve them all, and a module's fixture is built once rather than once in each worker.
 ON_SPARK_WORKER = pytest.mark.xdist_group("spark")
+
+
+def require_spark() -> None:
+    """Skip the calling test module, saying why, where Spark cannot run: no Java 17 or no pyspark."""
+    if shutil.which("java") is None:
+        pytest.skip(
+            "no Java runtime (Spark needs Java 17: apt-get install openjdk-17-jre-headless)",
+            allow_module_level=True,
+        )
+    pytest.importorskip("pyspark", reason="pyspark not installed (pip install 'trainledger[spark]')")
+
+
 COLUMNS = (
     "charge_id, share_no, source, provider, billing_period, billing_account_id, sub_account_id, "
     "charge_period_start, charge_period_end, project, phase, method, experiment_id, cost_category, service_name, "

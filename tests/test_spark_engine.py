@@ -9,7 +9,6 @@ command reuses it. Skipped, with the reason, where Java or pyspark is missing.
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -25,6 +24,7 @@ from spark_checks import (
     assert_same_allocations,
     cli_in,
     duckdb_charges,
+    require_spark,
     spark_allocations,
     spark_charges,
 )
@@ -35,12 +35,7 @@ from trainledger.warehouse.connection import open_warehouse, run, transaction
 
 pytestmark = [pytest.mark.slow, ON_SPARK_WORKER]
 
-if shutil.which("java") is None:
-    pytest.skip(
-        "no Java runtime (Spark needs Java 17: apt-get install openjdk-17-jre-headless)",
-        allow_module_level=True,
-    )
-pytest.importorskip("pyspark", reason="pyspark not installed (pip install 'trainledger[spark]')")
+require_spark()
 
 SPARK = (
     '[warehouse]\npath = ".trainledger/ledger.duckdb"\nengine = "spark"\nmaster = "local[2]"\n'

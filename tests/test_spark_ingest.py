@@ -26,21 +26,15 @@ import pytest
 
 import generate
 import generate_gcp
-from conftest import Project
-from spark_checks import ON_SPARK_WORKER, cli_in, duckdb_charges, spark_charges
+from conftest import REFERENCE, Project
+from spark_checks import ON_SPARK_WORKER, cli_in, duckdb_charges, require_spark, spark_charges
 from trainledger.core import queries
 from trainledger.warehouse import spark_tables
 
 pytestmark = [pytest.mark.slow, ON_SPARK_WORKER]
 
-if shutil.which("java") is None:
-    pytest.skip(
-        "no Java runtime (Spark needs Java 17: apt-get install openjdk-17-jre-headless)",
-        allow_module_level=True,
-    )
-pytest.importorskip("pyspark", reason="pyspark not installed (pip install 'trainledger[spark]')")
+require_spark()
 
-REFERENCE = Path("/work/shared/reference-data")
 CUR_CSV = REFERENCE / "aws-cur-sample" / "sample-anonymous-aws-export-dataset.csv"
 CUR_PARQUET = REFERENCE / "aws-cur-workshop" / "Oct2018-WorkshopCUR-00001.snappy.parquet"
 FOCUS_CSV = REFERENCE / "focus-sample" / "FOCUS-1.0" / "focus_sample.csv"
@@ -94,6 +88,23 @@ def test_the_real_cur_month_read_by_spark_gives_duckdbs_charges_and_exports(
         ).read_bytes()
 
 
+def ingested_on_both(tmp_path: Path, sources: str) -> dict[str, Project]:
+    """The same ``[[sources]]`` ingested into a project on each engine, keyed by engine."""
+    found = {}
+    for engine in ("duckdb", "spark"):
+        project = Project(tmp_path / engine)
+        project.root.mkdir()
+        project.write_config(
+            '[warehouse]\npath = ".trainledger/ledger.duckdb"\n'
+            + (SPARK if engine == "spark" else "")
+            + sources
+        )
+        result = cli_in(project.root)("ingest")
+        assert result.exit_code == 0, result.stderr
+        found[engine] = project
+    return found
+
+
 def test_a_cur2_month_in_csv_gz_read_by_spark_gives_duckdbs_charges(tmp_path: Path) -> None:
     """Data Exports' CSV flavour: gzipped text, the tag columns JSON objects as text (maps on both engines)."""
     generate.main(["--out", str(tmp_path / "month"), "--format", "csv.gz"])
@@ -101,18 +112,7 @@ def test_a_cur2_month_in_csv_gz_read_by_spark_gives_duckdbs_charges(tmp_path: Pa
     (data,) = export.glob("data/BILLING_PERIOD=2026-11/*.csv.gz")
     with gzip.open(data, "rt", newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
-    found = {}
-    for engine in ("duckdb", "spark"):
-        (tmp_path / engine).mkdir()
-        project = Project(tmp_path / engine)
-        project.write_config(
-            '[warehouse]\npath = ".trainledger/ledger.duckdb"\n'
-            + (SPARK if engine == "spark" else "")
-            + f'[[sources]]\nname = "cur"\nkind = "aws-cur2"\nuri = "{export}"\n'
-        )
-        result = cli_in(project.root)("ingest")
-        assert result.exit_code == 0, result.stderr
-        found[engine] = project
+    found = ingested_on_both(tmp_path, f'[[sources]]\nname = "cur"\nkind = "aws-cur2"\nuri = "{export}"\n')
     expected = duckdb_charges(found["duckdb"])
     assert len(expected) == len(rows) == 2269  # every line item of the file, read by the csv module
     assert spark_charges(found["spark"]) == expected
@@ -129,21 +129,13 @@ def test_focus_files_in_csv_and_parquet_read_by_spark_give_duckdbs_charges(tmp_p
     with FOCUS_CSV.open(newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     billed = sum(Decimal(r["BilledCost"]) for r in rows)
-    found = {}
-    for engine in ("duckdb", "spark"):
-        (tmp_path / engine).mkdir()
-        project = Project(tmp_path / engine)
-        project.write_config(
-            '[warehouse]\npath = ".trainledger/ledger.duckdb"\n'
-            + (SPARK if engine == "spark" else "")
-            + "".join(
-                f'[[sources]]\nname = "{name}"\nkind = "focus"\nuri = "{uri}"\n'
-                for name, uri in (("csv", FOCUS_CSV), ("parquet", parquet))
-            )
-        )
-        result = cli_in(project.root)("ingest")
-        assert result.exit_code == 0, result.stderr
-        found[engine] = project
+    found = ingested_on_both(
+        tmp_path,
+        "".join(
+            f'[[sources]]\nname = "{name}"\nkind = "focus"\nuri = "{uri}"\n'
+            for name, uri in (("csv", FOCUS_CSV), ("parquet", parquet))
+        ),
+    )
     expected = duckdb_charges(found["duckdb"])
     assert len(expected) == 2 * len(rows) == 2000  # every row of each file, counted by the csv module
     with duckdb.connect(str(found["duckdb"].warehouse), read_only=True) as con:

@@ -8,22 +8,15 @@ Skipped, with the reason, where Java or pyspark is missing.
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 import scale
 from conftest import Project
-from spark_checks import ON_SPARK_WORKER, assert_same_allocations, cli_in
+from spark_checks import ON_SPARK_WORKER, assert_same_allocations, cli_in, require_spark
 
 pytestmark = [pytest.mark.slow, ON_SPARK_WORKER]
 
-if shutil.which("java") is None:
-    pytest.skip(
-        "no Java runtime (Spark needs Java 17: apt-get install openjdk-17-jre-headless)",
-        allow_module_level=True,
-    )
-pytest.importorskip("pyspark", reason="pyspark not installed (pip install 'trainledger[spark]')")
+require_spark()
 
 ROWS = 100_080  # 139 lanes of 720 hourly rows
 SPARK = (
