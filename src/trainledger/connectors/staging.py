@@ -311,10 +311,9 @@ def first_problem(con: Connection, query: str, params: dict[str, Any]) -> None:
 
     A query that names ``$currencies`` gets the ISO 4217 codes.
     """
-    text = queries.load(query)
-    if "$currencies" in text:
+    if "$currencies" in queries.load(query):
         params = {**params, "currencies": sorted(ISO_4217)}
-    row = (run(con, query, params) if on_spark(con) else con.execute(text, params)).fetchone()
+    row = run(con, query, params).fetchone()
     if row:
         file, line, column, problem = row
         where = f"{file}, row {line}" if line is not None else f"{file}"
