@@ -181,7 +181,9 @@ def test_failures_to_record_are_warnings_and_a_stuck_write_is_abandoned(
         began = time.monotonic()
         with pytest.warns(runlog.RunlogWarning, match="took over 0.3s"):
             runlog.start("exp-y", resource_id="i-0aaa", log="s3://ml-logs/runs/", write_timeout_s=0.3)
-        assert time.monotonic() - began < 0.3 + 1.5  # not the write itself, which never ends
+        # The write itself never ends (botocore waits 60 s per read, then retries); start must return
+        # soon after its 0.3 s. The margin covers detection and a loaded CI machine (1.8 s seen).
+        assert time.monotonic() - began < 0.3 + 10
     # The abandoned write ends once the server has gone; wait for it while this test's AWS settings hold,
     # or it may create its client under the next test's and write there.
     for thread in threading.enumerate():
