@@ -285,7 +285,8 @@ def test_a_gcp_month_with_credits_and_run_windows(tmp_path: Path, shared: str) -
     )
 
 
-@pytest.mark.parametrize("shared", ["separate", "proportional"])
+# The spread month's round trip (about 20 s) runs in the full tier; the GCP month above spreads in both.
+@pytest.mark.parametrize("shared", ["separate", pytest.param("proportional", marks=pytest.mark.slow)])
 def test_the_real_cur_month(tmp_path: Path, shared: str) -> None:
     needs_reference(CUR_MONTH)
     # Its `workload` tag (on about a third of the cost) as the project; the rest spread over it, or shared.
