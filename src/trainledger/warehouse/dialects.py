@@ -51,6 +51,7 @@ SPARK_REWRITES = {
     "'-infinity'/'infinity' timestamps": "the first and last instants Spark holds",
     "list_reduce(list, f)": "aggregate(slice(list, 2, size(list)), list[1], f)",
     "len(list)": "size(list) (queries/ uses len only on lists)",
+    "list[n]": "get(list, n - 1): NULL past the end, as in DuckDB (Spark's ANSI mode raises for list[n - 1])",
     "hash(...)": "xxhash64(...): DuckDB's hash is 64-bit, Spark's hash() 32-bit",
     "row_number() OVER ()": "monotonically_increasing_id(): an id only, and Spark wants an order for row_number",
     "GROUPING(a, b, ...)": "grouping(a) * 2 + grouping(b) ...: Spark's grouping() takes one column (and its "
@@ -346,6 +347,11 @@ def _merge_patch(a: exp.Expr, b: exp.Expr) -> exp.Expr:
 
 
 def _spark_rewrite_more(node: exp.Expr) -> exp.Expr:
+    if isinstance(node, exp.Bracket) and len(node.expressions) == 1 and node.expressions[0].is_int:
+        # SQLGlot keeps the position 0-based, as get() takes it
+        return exp.Anonymous(
+            this="get", expressions=[node.this.transform(_spark_rewrite), node.expressions[0].copy()]
+        )
     if (
         isinstance(node, exp.TimeToStr)
         and node.args["format"].is_string
