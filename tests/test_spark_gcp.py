@@ -2,7 +2,7 @@
 months give DuckDB's charges, ingest state and byte-identical exports through `nightly`, an unchanged export
 is skipped, a bad row is the same one line on both engines (JSON Lines rows numbered as DuckDB numbers them,
 also when Spark splits a file among tasks), money rounded and its residue recorded to the last digit, and the
-BigQuery route (`table`) is refused on Spark in one line.
+BigQuery route (`table`) and a malformed JSON line are refused on Spark in one line.
 
 Expected values come from the files read by other readers: the JSON Lines through ``json`` (each FLOAT's
 shortest text, summed with Decimal), the parquet through pyarrow, rows counted line by line. No real GCP
@@ -334,3 +334,15 @@ def test_a_doubles_text_and_a_lists_money_on_spark_are_duckdbs(tmp_path: Path) -
     assert (
         expected[0][0] == "2.82879384806159e+17"
     )  # Java's Double.toString would give 2.82879384806159008E17
+
+
+def test_a_malformed_json_line_read_by_spark_is_one_line_naming_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "export.json"
+    path.write_text('{"cost": 1.5, "currency": "USD"}\n{"cost": 2, broken\n', encoding="utf-8")
+    project = _project(tmp_path / "spark", "spark", {"gcp": ("gcp-billing", path)})
+    result = cli_in(project.root)("ingest")
+    assert result.exit_code == 1
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"trainledger: error: {path}: cannot read as a Cloud Billing export: a line is not one JSON object "
+        "(a malformed record); expected JSON Lines, one object per line"
+    )

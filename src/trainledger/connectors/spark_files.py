@@ -14,6 +14,7 @@ row with, as DuckDB's reader gives them (``staging.read_parquet``, ``staging.num
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import reduce
 from typing import TYPE_CHECKING, Any
@@ -183,11 +184,13 @@ def read_json_lines(con: SparkWarehouse, name: str, files: Sequence[str], what: 
 
 def unreadable_json(files: Sequence[str], exc: Exception, what: str) -> InputError:
     """Spark's JSON read error as one line naming the file it names (else the first file) and ``what`` it
-    was read as."""
+    was read as. Spark does not say which line is malformed (DuckDB does)."""
     text = str(exc)
     named = next((f for f in files if f in text), files[0])
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    reason = next(
-        (line for line in lines if "Malformed" in line or "gzip" in line.lower()), lines[0] if lines else ""
-    )
-    return InputError(f"{named}: cannot read as {what}: {reason[:300]}")
+    if "MALFORMED_RECORD" in text or "Malformed" in text:
+        reason = "a line is not one JSON object (a malformed record)"
+    else:
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        first = next((line for line in lines if "gzip" in line.lower()), lines[0] if lines else "")
+        reason = re.sub(r"^[:\s]*([\w.$]+(Exception|Error): )?(\[[A-Z_.]+\] )?", "", first)[:300]
+    return InputError(f"{named}: cannot read as {what}: {reason}; expected JSON Lines, one object per line")
