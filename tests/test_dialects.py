@@ -71,6 +71,8 @@ def test_the_statements_spark_runs_its_own_version_of_are_named_with_a_reason() 
         "money",
         "money_long",
         "money_residue",
+        "list_sum",
+        "gcp_credits_json",
     }
 
 
@@ -138,3 +140,14 @@ def test_the_sql_command_prints_a_query_for_an_engine_and_refuses_an_unknown_nam
         "trainledger: error: no query named 'attribute/nothing'; the names are the files of queries/, "
         "e.g. attribute/allocate\n"
     )
+
+
+def test_pacific_invoice_months_and_hash_times_keep_their_meaning_on_spark() -> None:
+    """DuckDB's pair timezone('UTC', timezone(zone, ts)) is a wall-clock time in zone as UTC, and the reverse
+    pair a UTC time as zone's wall clock: Spark's to_utc_timestamp / from_utc_timestamp (Spark's SQL
+    reference). A letter as text in a strftime format is quoted in Java's pattern (DateTimeFormatter: 'T')."""
+    body = "".join(dialects.transpile("ingest/normalize_gcp_billing", "spark").split())
+    assert "TO_UTC_TIMESTAMP(invoice_local_start,'America/Los_Angeles')ASbilling_period_start" in body
+    assert "DATE_FORMAT(FROM_UTC_TIMESTAMP(usage_start_time,'America/Los_Angeles'),'yyyyMM')" in body
+    assert "DATE_FORMAT(export_time,'yyyy-MM-dd\\'T\\'HH:mm:ss.SSSSSS')" in body
+    assert "TIMEZONE(" not in body

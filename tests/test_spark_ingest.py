@@ -1,6 +1,6 @@
 """Bills read by Spark itself (`engine = "spark"`): the real CUR month in the shared reference data gives
 DuckDB's charges and byte-identical exports, a CUR 2.0 month in csv.gz and the FOCUS sample (CSV and
-parquet) DuckDB's charges, and Cloud Billing export files are refused in one line; money read from
+parquet) DuckDB's charges (Google's export files: test_spark_gcp.py); money read from
 doubles and text equals DuckDB's macro to the last digit; a bad row is the same one line on both engines; a
 restated month is replaced, and a run killed before its pointer swap leaves the last committed charges (an
 unchanged delivery skipped: test_spark_engine.py).
@@ -25,7 +25,6 @@ import pyarrow.parquet as pq
 import pytest
 
 import generate
-import generate_gcp
 from conftest import REFERENCE, Project
 from spark_checks import ON_SPARK_WORKER, cli_in, duckdb_charges, require_spark, spark_charges
 from trainledger.core import queries
@@ -142,24 +141,6 @@ def test_focus_files_in_csv_and_parquet_read_by_spark_give_duckdbs_charges(tmp_p
         by_source = dict(con.execute("SELECT source, sum(billed_cost) FROM charges GROUP BY 1").fetchall())
     assert by_source == {"csv": billed, "parquet": billed}  # the file's decimal text, summed exactly
     assert spark_charges(found["spark"]) == expected
-
-
-def test_cloud_billing_export_files_on_spark_are_refused_in_one_line(tmp_path: Path) -> None:
-    generate_gcp.main(["--out", str(tmp_path / "gcp")])
-    project = Project(tmp_path / "p")
-    project.root.mkdir()
-    project.write_config(
-        '[warehouse]\npath = ".trainledger/ledger.duckdb"\n'
-        + SPARK
-        + f'[[sources]]\nname = "gcp"\nkind = "gcp-billing"\nuri = "{tmp_path / "gcp" / "gcp" / "billing" / "parquet"}"\n'
-    )
-    result = cli_in(project.root)("ingest")
-    assert result.exit_code == 1
-    assert result.stderr.strip().splitlines()[-1] == (
-        "trainledger: error: source 'gcp': kind gcp-billing is not read by Spark yet; "
-        'use [warehouse] engine = "duckdb" for this source'
-    )
-    assert not (project.root / ".trainledger" / "spark" / "CURRENT.json").exists()  # nothing committed
 
 
 def _with_cost(source: Path, target: Path, row: int, cost: str) -> None:

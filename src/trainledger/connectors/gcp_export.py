@@ -74,10 +74,10 @@ def pull(
             f"source {source.name!r}: kind {export.kind} needs exactly one of `table` (BigQuery) or `uri` "
             "(exported parquet/JSON files, a folder or gs://bucket/prefix)"
         )
-    if on_spark(con):  # the export's nested rows are flattened by DuckDB's types (gcp_flat), not yet Spark's
+    if options.table and on_spark(con):  # BigQuery's rows come through the driver (gcp_bigquery)
         raise SourceError(
-            f"source {source.name!r}: kind {export.kind} is not read by Spark yet; "
-            'use [warehouse] engine = "duckdb" for this source'
+            f"source {source.name!r}: kind {export.kind} with `table` (BigQuery) is not read by Spark; "
+            'export the table as files and give their folder as `uri`, or use [warehouse] engine = "duckdb"'
         )
     known = watermark(con, source.name)
     if period is not None or known is None:
@@ -131,6 +131,10 @@ def _append(
     )
     staged = bill_loader.staged_periods(con, Staged(files))
     latest = (sql_slots.run_filled(con, "ingest/gcp_latest_export").fetchone() or (None,))[0]
+    if (
+        latest is not None and latest.tzinfo is not None
+    ):  # Spark's TIMESTAMP is an instant: as DuckDB's, in UTC
+        latest = latest.astimezone(UTC).replace(tzinfo=None)
     mark = known
     if full_pull and latest is not None and (known is None or latest > known):
         mark = latest

@@ -14,14 +14,14 @@ from pathlib import Path
 
 import duckdb
 
-from trainledger.connectors import gcp_api, staging
+from trainledger.connectors import gcp_api, spark_files, staging
 from trainledger.connectors.gcp_flat import RAW_VIEW
 from trainledger.connectors.source_files import default_cache_dir, files_under
 from trainledger.core.config import Config
 from trainledger.core.config_types import SourceConfig
 from trainledger.core.errors import InputError, SourceError
 from trainledger.core.reporter import Reporter
-from trainledger.warehouse.connection import Connection
+from trainledger.warehouse.connection import Connection, on_spark
 
 FILE_SUFFIXES = staging.SUFFIXES["parquet"] + staging.SUFFIXES["json"]
 
@@ -114,9 +114,12 @@ def read_files(con: Connection, files: list[Path]) -> None:
         raise InputError(
             f"{files[0].parent}: mixes parquet and JSON export files; keep one format per source"
         )
+    if found != {"parquet"} and (spark := on_spark(con)):
+        spark_files.read_json_lines(spark, RAW_VIEW, names, "a Cloud Billing export")
+        return
     try:
         if found == {"parquet"}:
-            staging.read_parquet(con, RAW_VIEW, files)
+            staging.read_parquet(con, RAW_VIEW, files)  # on Spark, read by Spark
             return
         rel = con.read_json(
             names, format="newline_delimited", union_by_name=True, filename=True, sample_size=-1

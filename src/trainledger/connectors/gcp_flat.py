@@ -12,9 +12,10 @@ from typing import Any
 
 import duckdb
 
-from trainledger.connectors import sql_slots, staging
+from trainledger.connectors import spark_files, sql_slots, staging
 from trainledger.core.errors import InputError
-from trainledger.warehouse.connection import Connection
+from trainledger.warehouse import spark_money
+from trainledger.warehouse.connection import Connection, on_spark
 
 RAW_VIEW = "gcp_billing_raw"
 FLAT_VIEW = "gcp_flat"
@@ -76,10 +77,14 @@ def _lookup(types: dict[str, Any], path: str) -> tuple[str, Any] | None:
     return expr, kind
 
 
-def _text(expr: str, kind: Any) -> str:
-    """The value as text; a JSON value (mixed types in a JSON Lines column) without its quotes."""
+def _text(expr: str, kind: Any, spark: bool = False) -> str:
+    """The value as text; a JSON value (mixed types in a JSON Lines column) without its quotes. On Spark a
+    DOUBLE's text is its shortest round-trip text, as DuckDB writes it (Spark's own cast goes through Java's
+    ``Double.toString``: warehouse/spark_money.py)."""
     if str(kind).upper() == "JSON":
         return f"json_extract_string({expr}, '$')"
+    if spark and str(kind) == "DOUBLE":
+        return f"{spark_money.TEXT}({expr})"
     return f"CAST({expr} AS VARCHAR)"
 
 
@@ -101,10 +106,12 @@ def _convert(expr: str, kind: Any, target: str) -> str:
     return f"timezone('UTC', TRY_CAST(CAST({expr} AS VARCHAR) AS TIMESTAMPTZ))"
 
 
-def _list_expr(types: dict[str, Any], path: str, fields: dict[str, str]) -> str:
+def _list_expr(types: dict[str, Any], path: str, fields: dict[str, str], staged: list[str] | None) -> str:
     """A list of structs with exactly ``fields`` (missing ones NULL), whatever the file's element type.
 
-    A decimal field also keeps its text as ``<name>_text``, for error messages.
+    A decimal field also keeps its text as ``<name>_text``, for error messages. On Spark (``staged`` given),
+    whose lambdas cannot call a Python UDF, a decimal field's money (and a DOUBLE's text) is computed for the
+    whole list first, as a column of the raw rows appended to ``staged``, and taken from it by position.
     """
     shape = [(f, SQL_TYPES[k]) for f, k in fields.items()]
     shape += [(f"{f}_text", "VARCHAR") for f, k in fields.items() if k == "decimal"]
@@ -124,16 +131,44 @@ def _list_expr(types: dict[str, Any], path: str, fields: dict[str, str]) -> str:
             source, source_type = f"json_extract_string(e, '$.{name}')", VARCHAR
         else:
             source, source_type = "NULL", VARCHAR
-        parts.append(f"{_quote(name)}: {_convert(source, source_type, conv)}")
+        value, text = _convert(source, source_type, conv), _text(source, source_type)
+        if staged is not None and conv == "decimal":
+            value, text = _staged_money(expr, source, source_type, name, staged)
+        parts.append(f"{_quote(name)}: {value}")
         if conv == "decimal":
-            parts.append(f"{_quote(name + '_text')}: {_text(source, source_type)}")
-    return f"list_transform({expr}, lambda e: {{{', '.join(parts)}}})"
+            parts.append(f"{_quote(name + '_text')}: {text}")
+    element_and_position = "e" if staged is None else "e, i"
+    return f"list_transform({expr}, lambda {element_and_position}: {{{', '.join(parts)}}})"
+
+
+def _staged_money(expr: str, source: str, kind: Any, name: str, staged: list[str]) -> tuple[str, str]:
+    """On Spark: a list element's money and text, by position ``i`` (0-based on Spark, as its ``[i]``) in
+    the lists computed for the whole list (``staged``)."""
+    if source == "NULL":
+        return "CAST(NULL AS DECIMAL(38, 12))", "CAST(NULL AS VARCHAR)"
+    values = f"list_transform({expr}, lambda e: {source})"
+    column = f"flat_{len(staged)}_{name}"
+    staged.append(f"{spark_money.MONEY_EACH}({values}) AS {_quote(column + '_money')}")
+    text = _text(source, kind)
+    if str(kind) == "DOUBLE":
+        staged.append(f"{spark_money.TEXT_EACH}({values}) AS {_quote(column + '_text')}")
+        text = f"{_quote(column + '_text')}[i]"
+    return f"{_quote(column + '_money')}[i]", text
+
+
+def _raw_types(con: Connection) -> dict[str, Any]:
+    """The raw view's columns with their DuckDB types. On Spark, its schema's types by DuckDB's names
+    (``spark_files.columns``), read back as DuckDB types: one flattening for both engines."""
+    if spark := on_spark(con):
+        return {name: duckdb.sqltype(kind) for name, kind in spark_files.columns(spark, RAW_VIEW).items()}
+    rel = con.table(RAW_VIEW)
+    return dict(zip(rel.columns, rel.types, strict=True))
 
 
 def create_flat_view(con: Connection, where: str, export: Export) -> None:
     """``gcp_flat``: one typed row per export row, from the raw view; fails on a non-export input."""
-    rel = con.table(RAW_VIEW)
-    types = dict(zip(rel.columns, rel.types, strict=True))
+    types = _raw_types(con)
+    spark = on_spark(con) is not None
     missing = [path for path in export.required if _lookup(types, path) is None]
     if missing:
         shown = ", ".join(missing[:5]) + (" ..." if len(missing) > 5 else "")
@@ -148,9 +183,14 @@ def create_flat_view(con: Connection, where: str, export: Export) -> None:
             continue
         columns.append(f"{_convert(found[0], found[1], kind)} AS {name}")
         if name in export.text_kept:
-            columns.append(f"{_text(*found)} AS {name}_text")
+            columns.append(f"{_text(*found, spark=spark)} AS {name}_text")
+    staged: list[str] | None = [] if spark else None
     for name, (path, fields) in export.lists.items():
-        columns.append(f"{_list_expr(types, path, fields)} AS {name}")
+        columns.append(f"{_list_expr(types, path, fields, staged)} AS {name}")
     columns += ["filename AS source_file", "file_row_number + 1 AS source_row"]
+    rows = RAW_VIEW
+    if staged:
+        rows = f"{RAW_VIEW}_lists"
+        staging.derive_view(con, rows, RAW_VIEW, sql_slots.Fragment(", ".join(["*", *staged])))
     # Expressions from the fixed templates above over quoted column names: the file's schema decides which.
-    staging.derive_view(con, FLAT_VIEW, RAW_VIEW, sql_slots.Fragment(", ".join(columns)))
+    staging.derive_view(con, FLAT_VIEW, rows, sql_slots.Fragment(", ".join(columns)))

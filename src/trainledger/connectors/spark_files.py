@@ -14,6 +14,7 @@ row with, as DuckDB's reader gives them (``staging.read_parquet``, ``staging.num
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import reduce
 from typing import TYPE_CHECKING, Any
@@ -134,3 +135,62 @@ def duckdb_type(kind: Any) -> str:
     if isinstance(kind, T.StructType):
         return "STRUCT(" + ", ".join(f"{f.name} {duckdb_type(f.dataType)}" for f in kind.fields) + ")"
     return str(kind.simpleString()).upper()
+
+
+def read_json_lines(con: SparkWarehouse, name: str, files: Sequence[str], what: str) -> None:
+    """JSON Lines files (or .gz) as the view ``name``, numbered as DuckDB numbers them (``staging.number_rows``:
+    a file's records in order, from 0; blank lines are no records on either reader). ``what`` the files
+    should be, for the line naming one that cannot be read.
+
+    Spark splits a large file among tasks. A record belongs to the split its line starts in, and a task reads
+    its splits one after the other, so within a split ``monotonically_increasing_id()`` counts the records:
+    a row's number is its id minus its split's first id, plus the records of the file's earlier splits (one
+    small row per split, joined back). Types are inferred from every record, as DuckDB's ``sample_size=-1``;
+    a value of mixed types is read as its JSON text. The numbered rows are checkpointed on the executors (as
+    DuckDB keeps them in a temporary table), so the later statements do not parse the JSON again.
+    """
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    try:
+        df = con.spark.read.options(mode="FAILFAST").json(list(files))
+        columns = df.columns
+        ids = df.select(
+            *[F.col(f"`{c}`") for c in columns],
+            F.expr(FILE_NAME).alias("filename"),
+            F.col("_metadata.file_block_start").alias("split_start"),
+            F.monotonically_increasing_id().alias("scan_row"),
+        ).localCheckpoint()
+    except Exception as exc:  # Spark raises its own error types (Py4J, or Spark Connect's)
+        raise unreadable_json(files, exc, what) from None
+    earlier = Window.partitionBy("filename").orderBy("split_start").rowsBetween(Window.unboundedPreceding, -1)
+    splits = (
+        ids.groupBy("filename", "split_start")
+        .agg(F.min("scan_row").alias("first_row"), F.count("*").alias("records"))
+        .select(
+            "filename",
+            "split_start",
+            "first_row",
+            F.coalesce(F.sum("records").over(earlier), F.lit(0)).alias("records_before"),
+        )
+    )
+    numbered = ids.join(F.broadcast(splits), ["filename", "split_start"]).select(
+        *[F.col(f"`{c}`") for c in columns],
+        "filename",
+        (F.col("scan_row") - F.col("first_row") + F.col("records_before")).alias("file_row_number"),
+    )
+    con.register_scan(name, numbered)
+
+
+def unreadable_json(files: Sequence[str], exc: Exception, what: str) -> InputError:
+    """Spark's JSON read error as one line naming the file it names (else the first file) and ``what`` it
+    was read as. Spark does not say which line is malformed (DuckDB does)."""
+    text = str(exc)
+    named = next((f for f in files if f in text), files[0])
+    if "MALFORMED_RECORD" in text or "Malformed" in text:
+        reason = "a line is not one JSON object (a malformed record)"
+    else:
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        first = next((line for line in lines if "gzip" in line.lower()), lines[0] if lines else "")
+        reason = re.sub(r"^[:\s]*([\w.$]+(Exception|Error): )?(\[[A-Z_.]+\] )?", "", first)[:300]
+    return InputError(f"{named}: cannot read as {what}: {reason}; expected JSON Lines, one object per line")

@@ -51,12 +51,17 @@ SPARK_REWRITES = {
     "'-infinity'/'infinity' timestamps": "the first and last instants Spark holds",
     "list_reduce(list, f)": "aggregate(slice(list, 2, size(list)), list[1], f)",
     "len(list)": "size(list) (queries/ uses len only on lists)",
+    "list[n]": "get(list, n - 1): NULL past the end, as in DuckDB (Spark's ANSI mode raises for list[n - 1])",
     "hash(...)": "xxhash64(...): DuckDB's hash is 64-bit, Spark's hash() 32-bit",
     "row_number() OVER ()": "monotonically_increasing_id(): an id only, and Spark wants an order for row_number",
     "GROUPING(a, b, ...)": "grouping(a) * 2 + grouping(b) ...: Spark's grouping() takes one column (and its "
     "grouping_id() every grouping column, in order)",
     "gcd, lcm": "no Spark function: Euclid's algorithm, bounded to 92 steps (enough for 64-bit values)",
     "timezone('UTC', ts)": "ts: Spark's session time zone is UTC, so a time read as UTC is the same instant",
+    "timezone('UTC', timezone(zone, ts))": "to_utc_timestamp(ts, zone): a wall-clock time in zone as UTC",
+    "timezone(zone, timezone('UTC', ts))": "from_utc_timestamp(ts, zone): a UTC time as zone's wall clock",
+    "strftime(ts, format) with a letter as text ('%Y-%m-%dT%H')": "date_format(ts, Java's pattern) with the "
+    "letter quoted ('yyyy-MM-dd''T''HH'): SQLGlot leaves it bare, and Java refuses it as a pattern letter",
     "epoch_us(ts)": "unix_micros(ts)",
     "isfinite(x)": "NOT isnan(x) AND abs(x) <= the largest DOUBLE (Spark's NaN = NaN is true)",
     "error(text)": "raise_error(text)",
@@ -249,6 +254,8 @@ def _spark_rewrite(node: exp.Expr) -> exp.Expr:
         return _spark_function("json_type", [node.this.transform(_spark_rewrite)])
     if isinstance(node, exp.Anonymous):
         name = node.name.lower()
+        if name == "timezone" and (shifted := _zone_shift(node)) is not None:
+            return shifted
         args = [a.transform(_spark_rewrite) for a in node.expressions]
         if name == "timezone" and len(args) == 2 and args[0].is_string and args[0].name.upper() == "UTC":
             return args[1]
@@ -257,6 +264,48 @@ def _spark_rewrite(node: exp.Expr) -> exp.Expr:
         if name == "json_merge_patch":
             return _merge_patch(*args)
     return _spark_rewrite_more(node)
+
+
+def _zone_shift(node: exp.Anonymous) -> exp.Expr | None:
+    """DuckDB's two idioms for a wall-clock time in a zone and its UTC time, as Spark's functions; None for
+    anything else. ``timezone(zone, ts)`` means one or the other by the type of ``ts``; the pair does not."""
+    if len(node.expressions) != 2 or not isinstance(node.expressions[1], exp.Anonymous):
+        return None
+    outer, inner = node.expressions
+    if inner.name.lower() != "timezone" or len(inner.expressions) != 2:
+        return None
+    zone, ts = inner.expressions
+    if not (outer.is_string and zone.is_string) or (outer.name.upper() == "UTC") == (
+        zone.name.upper() == "UTC"
+    ):
+        return None
+    if outer.name.upper() == "UTC":
+        return exp.Anonymous(this="to_utc_timestamp", expressions=[ts.transform(_spark_rewrite), zone.copy()])
+    return exp.Anonymous(this="from_utc_timestamp", expressions=[ts.transform(_spark_rewrite), outer.copy()])
+
+
+# DuckDB's strftime fields Java's date patterns have (what queries/ writes), for date_format.
+_JAVA_TIME = {"%Y": "yyyy", "%m": "MM", "%d": "dd", "%H": "HH", "%M": "mm", "%S": "ss", "%f": "SSSSSS"}
+
+
+def _java_time_pattern(text: str) -> str | None:
+    """A strftime format with a letter as text as Java's pattern, the letter quoted; None when it has no
+    such letter (SQLGlot's own translation stands) or a field not in ``_JAVA_TIME``."""
+    parts, i, quoted = [], 0, False
+    while i < len(text):
+        if text[i] == "%":
+            if text[i : i + 2] not in _JAVA_TIME:
+                return None
+            parts.append(_JAVA_TIME[text[i : i + 2]])
+            i += 2
+            continue
+        if text[i].isalpha() or text[i] == "'":
+            parts.append("''" if text[i] == "'" else f"'{text[i]}'")
+            quoted = True
+        else:
+            parts.append(text[i])
+        i += 1
+    return "".join(parts) if quoted else None
 
 
 def _spark_function(name: str, args: list[exp.Expr]) -> exp.Expr:
@@ -298,6 +347,19 @@ def _merge_patch(a: exp.Expr, b: exp.Expr) -> exp.Expr:
 
 
 def _spark_rewrite_more(node: exp.Expr) -> exp.Expr:
+    if isinstance(node, exp.Bracket) and len(node.expressions) == 1 and node.expressions[0].is_int:
+        # SQLGlot keeps the position 0-based, as get() takes it
+        return exp.Anonymous(
+            this="get", expressions=[node.this.transform(_spark_rewrite), node.expressions[0].copy()]
+        )
+    if (
+        isinstance(node, exp.TimeToStr)
+        and node.args["format"].is_string
+        and (pattern := _java_time_pattern(node.args["format"].name)) is not None
+    ):
+        return exp.Anonymous(
+            this="date_format", expressions=[node.this.transform(_spark_rewrite), exp.Literal.string(pattern)]
+        )
     if isinstance(node, exp.RegexpFullMatch):
         pattern = node.expression.transform(_spark_rewrite)
         anchored: exp.Expr = (

@@ -28,6 +28,11 @@ _UNIT = Decimal("1e-12")
 _LIMIT = Decimal("1e26")  # DECIMAL(38, 12) holds less
 MONEY = "DECIMAL(38, 12)"
 RESIDUE = "STRUCT<places: INT, n: DECIMAL(38, 0)>"
+# The UDFs a connector names in the SQL it composes (connectors/gcp_flat.py): a DOUBLE's text as DuckDB
+# writes it, and money and text of each value of a list (a Python UDF cannot run inside a Spark lambda).
+TEXT = "trainledger_double_text"
+MONEY_EACH = "trainledger_money_each"
+TEXT_EACH = "trainledger_double_text_each"
 
 
 def written(value: Any) -> Decimal | None:
@@ -80,8 +85,21 @@ def residue(value: Any) -> tuple[int, Decimal] | None:
     return places, Decimal(-n if sign else n)
 
 
+def double_text(value: float | None) -> str | None:
+    """A DOUBLE as DuckDB's cast writes it: its shortest round-trip text, Python's ``repr`` (1e-05, nan)."""
+    return None if value is None else repr(value)
+
+
+def money_each(values: list[Any] | None) -> list[Decimal | None] | None:
+    return None if values is None else [money(v) for v in values]
+
+
+def double_text_each(values: list[float | None] | None) -> list[str | None] | None:
+    return None if values is None else [double_text(v) for v in values]
+
+
 def register(spark: SparkSession) -> None:
-    """The UDFs ``trainledger_money`` and ``trainledger_money_residue`` in the session."""
+    """The UDFs ``trainledger_money``, ``trainledger_money_residue`` and those named above in the session."""
     from pyspark import cloudpickle
     from pyspark.sql.functions import udf
 
@@ -92,3 +110,6 @@ def register(spark: SparkSession) -> None:
         )  # pyspark reads the (postponed) type hints as a pandas UDF's, and warns
         spark.udf.register("trainledger_money", udf(money, MONEY))
         spark.udf.register("trainledger_money_residue", udf(residue, RESIDUE))
+        spark.udf.register(TEXT, udf(double_text, "STRING"))
+        spark.udf.register(MONEY_EACH, udf(money_each, f"ARRAY<{MONEY}>"))
+        spark.udf.register(TEXT_EACH, udf(double_text_each, "ARRAY<STRING>"))
