@@ -203,3 +203,25 @@ def test_focus_has_no_by(run, project: Project) -> None:
     result = run("export", "--period", "2026-11", "--format", "focus", "--by", "project", "--out", "x.csv")
     assert result.exit_code == 1  # a usage error is a user error
     assert "--by applies to --format csv" in result.stderr
+
+
+def test_the_file_is_written_on_one_thread_and_the_connection_gets_its_threads_back(
+    nightly_warehouse: Project, tmp_path: Path
+) -> None:
+    """The sorted file's query runs on one thread (two ran out of memory on a proportional month instead
+    of spilling: BENCHMARKS.md, issue 33); nightly goes on after the export with the threads it had."""
+    from trainledger.core import config as config_module
+    from trainledger.outputs import export_focus
+    from trainledger.warehouse import connection
+
+    config = config_module.load(str(nightly_warehouse.config), None)
+    with connection.open_warehouse(config, write=False) as con:
+        con.execute("SET threads = 3")
+        pieces = export_focus.csv_pieces(con, "2026-11")
+        assert next(pieces).startswith("BilledCost,")  # the query has run
+        during = con.execute("SELECT current_setting('threads')").fetchall()
+        pieces.close()
+        assert during == [(1,)]
+        assert con.execute("SELECT current_setting('threads')").fetchall() == [(3,)]
+        export_focus.write(con, "2026-11", tmp_path / "2026-11.parquet")
+        assert con.execute("SELECT current_setting('threads')").fetchall() == [(3,)]

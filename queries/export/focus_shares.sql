@@ -23,77 +23,142 @@
 -- carry their BilledCost as ListCost and ContractedCost (FOCUS 1.2: a charge unrelated to others).
 -- ServiceCategory / ServiceSubcategory are one per ServiceName: the category (FOCUS value, else from the
 -- cost category) and subcategory (from the resource type) carrying most of the service's billed cost.
+-- Memory: a proportional month at 1M lines holds 4M stored shares of 12K split charges. The quantity split is
+-- therefore summed per split charge (two small aggregates, split_weights and split_units) rather than computed
+-- by windows over every share with its charge's columns, and each CTE that DuckDB would hold in memory (one
+-- referenced more than once) is small: the period's kinds, the split charges, the per-charge sums, the
+-- category weights. The rows with every column (whole, stored) are read once, as a stream into the file's sort.
+-- A charge placed whole (allocation_refs, share 1) is its only share, since attribution's invariant check
+-- holds each charge's shares to add up to it: its quantity is the charge's, whole.
 CREATE OR REPLACE TEMP MACRO focus_shares(period) AS TABLE
-WITH allocated AS (
-    -- the view `allocations`' rows of the period, each with its charge's columns: the tables behind the view,
-    -- so that a charge placed whole (allocation_refs) meets `charges` once, not once for the view and again
-    -- here; the charge's money is kept apart (charge_*) for the weights below
+WITH period_kinds AS (
+    SELECT * FROM charge_kinds WHERE billing_period = period
+),
+split_charges AS (
+    -- the charges attribution split into stored shares (allocation_rows), with the columns the rows read
     SELECT
-        a.charge_id, a.share_no, k.source, k.provider, k.billing_period, k.billing_account_id, k.sub_account_id,
-        a.charge_period_start, a.charge_period_end, a.project, a.phase, a.method, a.experiment_id, a.cost_category,
-        k.service_name, k.charge_category, k.pricing_category, a.rule, a.reason, k.currency, a.billed_cost,
-        a.effective_cost, a.list_cost,
-        c.billing_period_start, c.billing_period_end, c.charge_class, c.line_item_type, c.service_category,
-        c.resource_id, c.resource_name, c.resource_type, c.region_id, c.usage_type, c.consumed_unit, c.tags,
-        c.commitment_id, c.host_provider, c.invoice_id, c.charge_period_start AS origin_period_start,
-        c.charge_period_end AS origin_period_end, c.consumed_quantity, c.billed_cost AS charge_billed_cost,
-        c.effective_cost AS charge_effective_cost, c.list_cost AS charge_list_cost
+        c.charge_id, c.billing_period_start, c.billing_period_end, c.charge_class, c.line_item_type,
+        c.service_category, c.resource_id, c.resource_name, c.resource_type, c.region_id, c.usage_type,
+        c.consumed_unit, c.tags, c.commitment_id, c.host_provider, c.invoice_id,
+        c.charge_period_start AS origin_period_start, c.charge_period_end AS origin_period_end,
+        CASE
+            WHEN c.consumed_quantity IS NOT NULL THEN c.consumed_quantity
+            WHEN c.charge_category IN ('Usage', 'Purchase') THEN CAST(1 AS DECIMAL(38, 12))
+        END AS quantity,
+        c.billed_cost AS charge_billed_cost, c.effective_cost AS charge_effective_cost,
+        c.list_cost AS charge_list_cost
+    FROM charges c
+    WHERE c.billing_period = period
+      AND c.charge_id IN (SELECT a.charge_id FROM allocation_rows a JOIN period_kinds k USING (kind_id)
+                          WHERE a.share_no > 0)
+),
+-- A split charge's quantity (FOCUS 1.2's share_quantity; 1.3 splits it by its AllocatedRatio) is split in
+-- proportion to each share's weight: its ListCost (else EffectiveCost, else BilledCost: whichever the charge
+-- has) in units of 1e-6, else all on the first share; q_units, a share's part in units of 1e-6, is floored,
+-- and the last share takes the exact remainder. The weight and q_units are written out in both sums below
+-- and again on the rows (stored), each a stream over the shares.
+split_weights AS (
+    SELECT
+        a.charge_id, count(*) AS shares, max(a.share_no) AS last_share,
+        sum(CASE
+                WHEN x.charge_list_cost <> 0 THEN abs(to_units(a.list_cost)) // 1000000
+                WHEN x.charge_effective_cost <> 0 THEN abs(to_units(a.effective_cost)) // 1000000
+                WHEN x.charge_billed_cost <> 0 THEN abs(to_units(a.billed_cost)) // 1000000
+                ELSE CASE WHEN a.share_no = 1 THEN 1 ELSE 0 END
+            END) AS total_weight
     FROM allocation_rows a
-    JOIN charge_kinds k USING (kind_id)
-    JOIN charges c USING (charge_id)
-    WHERE a.share_no > 0 AND k.billing_period = period
-    UNION ALL
+    JOIN split_charges x USING (charge_id)
+    WHERE a.share_no > 0
+    GROUP BY a.charge_id
+),
+split_units AS (
+    SELECT
+        a.charge_id,
+        sum(CASE
+                WHEN w.total_weight = 0
+                    THEN CASE WHEN a.share_no = 1 THEN to_units(x.quantity) // 1000000 ELSE 0 END
+                ELSE to_units(x.quantity) // 1000000 * CASE
+                    WHEN x.charge_list_cost <> 0 THEN abs(to_units(a.list_cost)) // 1000000
+                    WHEN x.charge_effective_cost <> 0 THEN abs(to_units(a.effective_cost)) // 1000000
+                    WHEN x.charge_billed_cost <> 0 THEN abs(to_units(a.billed_cost)) // 1000000
+                    ELSE CASE WHEN a.share_no = 1 THEN 1 ELSE 0 END
+                END // w.total_weight
+            END) AS total_units
+    FROM allocation_rows a
+    JOIN split_charges x USING (charge_id)
+    JOIN split_weights w USING (charge_id)
+    WHERE a.share_no > 0
+    GROUP BY a.charge_id
+),
+whole AS (
+    -- the charges placed whole: one share each, the charge itself with its tuple's labels
     SELECT
         c.charge_id, r.share_no, c.source, c.provider, c.billing_period, c.billing_account_id, c.sub_account_id,
         c.charge_period_start, c.charge_period_end, t.project, t.phase, t.method, t.experiment_id, t.cost_category,
-        c.service_name, c.charge_category, c.pricing_category, t.rule, t.reason, c.billing_currency, c.billed_cost,
-        c.effective_cost, c.list_cost,
+        c.service_name, c.charge_category, c.pricing_category, t.rule, t.reason, c.billing_currency AS currency,
+        c.billed_cost, c.effective_cost, c.list_cost,
         c.billing_period_start, c.billing_period_end, c.charge_class, c.line_item_type, c.service_category,
         c.resource_id, c.resource_name, c.resource_type, c.region_id, c.usage_type, c.consumed_unit, c.tags,
-        c.commitment_id, c.host_provider, c.invoice_id, c.charge_period_start, c.charge_period_end,
-        c.consumed_quantity, c.billed_cost, c.effective_cost, c.list_cost
+        c.commitment_id, c.host_provider, c.invoice_id, c.charge_period_start AS origin_period_start,
+        c.charge_period_end AS origin_period_end, CAST(1 AS BIGINT) AS shares,
+        coalesce(c.service_name, 'Unknown') AS service,
+        CASE
+            WHEN c.consumed_quantity IS NOT NULL THEN c.consumed_quantity
+            WHEN c.charge_category IN ('Usage', 'Purchase') THEN CAST(1 AS DECIMAL(38, 12))
+        END AS quantity,
+        CASE
+            WHEN c.consumed_quantity IS NOT NULL THEN c.consumed_quantity
+            WHEN c.charge_category IN ('Usage', 'Purchase') THEN CAST(1 AS DECIMAL(38, 12))
+        END AS share_quantity
     FROM allocation_refs r
     JOIN charges c USING (charge_id)
     JOIN allocation_tuples t USING (tuple_id)
     WHERE r.share_no > 0 AND c.billing_period = period
 ),
-shares AS (
+stored_units AS (
+    -- the stored shares, each with its split charge's columns and its part of the quantity (q_units)
     SELECT
-        * EXCLUDE (consumed_quantity, charge_billed_cost, charge_effective_cost, charge_list_cost),
-        count(*) OVER (PARTITION BY charge_id) AS shares,
-        coalesce(service_name, 'Unknown') AS service,
+        a.charge_id, a.share_no, k.source, k.provider, k.billing_period, k.billing_account_id, k.sub_account_id,
+        a.charge_period_start, a.charge_period_end, a.project, a.phase, a.method, a.experiment_id, a.cost_category,
+        k.service_name, k.charge_category, k.pricing_category, a.rule, a.reason, k.currency, a.billed_cost,
+        a.effective_cost, a.list_cost,
+        x.billing_period_start, x.billing_period_end, x.charge_class, x.line_item_type, x.service_category,
+        x.resource_id, x.resource_name, x.resource_type, x.region_id, x.usage_type, x.consumed_unit, x.tags,
+        x.commitment_id, x.host_provider, x.invoice_id, x.origin_period_start, x.origin_period_end, w.shares,
+        coalesce(k.service_name, 'Unknown') AS service, x.quantity, w.last_share, u.total_units,
         CASE
-            WHEN consumed_quantity IS NOT NULL THEN consumed_quantity
-            WHEN charge_category IN ('Usage', 'Purchase') THEN CAST(1 AS DECIMAL(38, 12))
-        END AS quantity,
-        CASE
-            WHEN charge_list_cost <> 0 THEN abs(to_units(list_cost)) // 1000000
-            WHEN charge_effective_cost <> 0 THEN abs(to_units(effective_cost)) // 1000000
-            WHEN charge_billed_cost <> 0 THEN abs(to_units(billed_cost)) // 1000000
-            ELSE CASE WHEN share_no = 1 THEN 1 ELSE 0 END
-        END AS weight,
-        max(share_no) OVER (PARTITION BY charge_id) AS last_share
-    FROM allocated
-),
-split AS (
-    SELECT
-        *,
-        CASE
-            WHEN sum(weight) OVER (PARTITION BY charge_id) = 0
-                THEN CASE WHEN share_no = 1 THEN to_units(quantity) // 1000000 ELSE 0 END
-            ELSE to_units(quantity) // 1000000 * weight // sum(weight) OVER (PARTITION BY charge_id)
+            WHEN w.total_weight = 0
+                THEN CASE WHEN a.share_no = 1 THEN to_units(x.quantity) // 1000000 ELSE 0 END
+            ELSE to_units(x.quantity) // 1000000 * CASE
+                WHEN x.charge_list_cost <> 0 THEN abs(to_units(a.list_cost)) // 1000000
+                WHEN x.charge_effective_cost <> 0 THEN abs(to_units(a.effective_cost)) // 1000000
+                WHEN x.charge_billed_cost <> 0 THEN abs(to_units(a.billed_cost)) // 1000000
+                ELSE CASE WHEN a.share_no = 1 THEN 1 ELSE 0 END
+            END // w.total_weight
         END AS q_units
-    FROM shares
+    FROM allocation_rows a
+    JOIN period_kinds k USING (kind_id)
+    JOIN split_charges x USING (charge_id)
+    JOIN split_weights w USING (charge_id)
+    JOIN split_units u USING (charge_id)
+    WHERE a.share_no > 0
 ),
-quantified AS (
+stored AS (
     SELECT
-        *,
+        * EXCLUDE (last_share, total_units, q_units),
         CASE
             WHEN share_no = last_share
-                THEN quantity - CAST(CAST(coalesce(sum(q_units) OVER (PARTITION BY charge_id) - q_units, 0)
-                                          AS DECIMAL(38, 0)) * CAST('0.000001' AS DECIMAL(38, 6)) AS DECIMAL(38, 12))
+                THEN quantity - CAST(CAST(coalesce(total_units - q_units, 0) AS DECIMAL(38, 0))
+                                     * CAST('0.000001' AS DECIMAL(38, 6)) AS DECIMAL(38, 12))
             ELSE CAST(CAST(q_units AS DECIMAL(38, 0)) * CAST('0.000001' AS DECIMAL(38, 6)) AS DECIMAL(38, 12))
-        END AS share_quantity,
+        END AS share_quantity
+    FROM stored_units
+),
+category_weights AS (
+    -- every share's billed cost by service, FOCUS category and subcategory (FOCUS value, else from the cost
+    -- category; from the resource type): what a service's ServiceCategory and ServiceSubcategory are picked by
+    SELECT
+        service,
         CASE
             WHEN service_category IN ('AI and Machine Learning', 'Analytics', 'Business Applications', 'Compute',
                                       'Databases', 'Developer Tools', 'Multicloud', 'Identity', 'Integration',
@@ -112,8 +177,24 @@ quantified AS (
             WHEN resource_type = 'instance' THEN 'Virtual Machines'
             WHEN resource_type = 'volume' THEN 'Block Storage'
             WHEN resource_type = 'bucket' THEN 'Object Storage'
-        END AS row_subcategory
-    FROM split
+        END AS row_subcategory,
+        sum(abs(billed_cost)) AS weight
+    FROM (
+        SELECT coalesce(c.service_name, 'Unknown') AS service, c.service_category, t.cost_category, c.resource_id,
+               c.resource_type, c.billed_cost
+        FROM allocation_refs r
+        JOIN charges c USING (charge_id)
+        JOIN allocation_tuples t USING (tuple_id)
+        WHERE r.share_no > 0 AND c.billing_period = period
+        UNION ALL
+        SELECT coalesce(k.service_name, 'Unknown'), x.service_category, a.cost_category, x.resource_id,
+               x.resource_type, a.billed_cost
+        FROM allocation_rows a
+        JOIN period_kinds k USING (kind_id)
+        JOIN split_charges x USING (charge_id)
+        WHERE a.share_no > 0
+    )
+    GROUP BY ALL
 ),
 service_categories AS (
     -- the heaviest (ties: the first by name), by a window rather than first(... ORDER BY), which Spark lacks
@@ -121,7 +202,7 @@ service_categories AS (
     FROM (
         SELECT service, row_category,
                row_number() OVER (PARTITION BY service ORDER BY weight DESC, row_category NULLS LAST) AS n
-        FROM (SELECT service, row_category, sum(abs(billed_cost)) AS weight FROM quantified GROUP BY ALL)
+        FROM (SELECT service, row_category, sum(weight) AS weight FROM category_weights GROUP BY ALL)
     )
     WHERE n = 1
 ),
@@ -131,8 +212,8 @@ service_subcategories AS (
         SELECT service, row_subcategory,
                row_number() OVER (PARTITION BY service ORDER BY weight DESC, row_subcategory) AS n
         FROM (
-            SELECT q.service, q.row_subcategory, sum(abs(q.billed_cost)) AS weight
-            FROM quantified q
+            SELECT q.service, q.row_subcategory, sum(q.weight) AS weight
+            FROM category_weights q
             JOIN service_categories s USING (service)
             WHERE (q.row_subcategory = 'Virtual Machines' AND s.category = 'Compute')
                OR (q.row_subcategory IN ('Block Storage', 'Object Storage') AND s.category = 'Storage')
@@ -142,10 +223,12 @@ service_subcategories AS (
     WHERE n = 1
 ),
 parts AS (
-    SELECT *, 'charge' AS part FROM quantified
-    UNION ALL
-    SELECT *, 'unused' AS part FROM quantified
-    WHERE charge_category = 'Purchase' AND commitment_id IS NOT NULL AND effective_cost <> 0
+    -- each share once as the charge, and a commitment purchase's share again as its unused part
+    SELECT q.*, p.part
+    FROM (SELECT * FROM whole UNION ALL SELECT * FROM stored) q
+    JOIN (VALUES ('charge'), ('unused')) AS p (part)
+      ON p.part = 'charge'
+         OR (q.charge_category = 'Purchase' AND q.commitment_id IS NOT NULL AND q.effective_cost <> 0)
 ),
 described AS (
     SELECT

@@ -15,6 +15,7 @@ import io
 import os
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -25,7 +26,7 @@ from trainledger.core.config_outputs import FOCUS_VERSIONS, FocusVersion
 from trainledger.core.errors import TrainledgerError
 from trainledger.core.files import safe_text, write_atomic
 from trainledger.core.money import fmt
-from trainledger.warehouse.connection import Connection, run
+from trainledger.warehouse.connection import Connection, on_spark, run
 
 QUERIES: dict[FocusVersion, str] = {"1.2": "export/focus", "1.3": "export/focus_13"}
 assert set(QUERIES) == set(FOCUS_VERSIONS)
@@ -46,6 +47,26 @@ def _prepared(
         keys = labels or LabelsConfig()
         params |= {"project_key": keys.project[0], "phase_key": keys.phase[0], "method_key": keys.method[0]}
     return queries.load(QUERIES[version]), params
+
+
+@contextmanager
+def _one_thread(con: Connection) -> Iterator[None]:
+    """DuckDB on one thread while the block runs the file's query, then as many as before (on error too).
+
+    The file is sorted whole (its rows in time order), wide rows: a proportional month at 1M lines writes
+    9.2M of them. On two threads DuckDB 2.0.1 ran out of memory at the default limit without spilling the
+    sort (762.9 MiB in use, none on disk); on one it spills and finishes (BENCHMARKS.md, issue 33). The
+    query's time is small beside the file's formatting, which is one thread's work anyway.
+    """
+    if on_spark(con):
+        yield
+        return
+    ((threads,),) = con.execute("SELECT current_setting('threads')").fetchall()
+    con.execute("SET threads = 1")
+    try:
+        yield
+    finally:
+        con.execute(f"SET threads = {int(threads)}")
 
 
 def _cursor(con: Connection, period: str, version: FocusVersion, labels: LabelsConfig | None) -> Connection:
@@ -71,16 +92,17 @@ def csv_pieces(
     con: Connection, period: str, version: FocusVersion = "1.2", labels: LabelsConfig | None = None
 ) -> Iterator[str]:
     """The CSV text 10,000 rows at a time: one row per allocation makes a big month's file large."""
-    cursor = _cursor(con, period, version, labels)
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([d[0] for d in cursor.description or []])
-    while batch := cursor.fetchmany(10_000):
-        writer.writerows([_cell(v) for v in row] for row in batch)
+    with _one_thread(con):
+        cursor = _cursor(con, period, version, labels)
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow([d[0] for d in cursor.description or []])
+        while batch := cursor.fetchmany(10_000):
+            writer.writerows([_cell(v) for v in row] for row in batch)
+            yield out.getvalue()
+            out.seek(0)
+            out.truncate()
         yield out.getvalue()
-        out.seek(0)
-        out.truncate()
-    yield out.getvalue()
 
 
 def write(
@@ -97,10 +119,11 @@ def write(
         return path
     import pyarrow.parquet as pq
 
-    sql, params = _prepared(con, period, version, labels)
-    relation = con.sql(sql, params=params)
-    # DuckDB 2 names it to_arrow_table; 1.x fetch_arrow_table.
-    table = (getattr(relation, "to_arrow_table", None) or relation.fetch_arrow_table)()
+    with _one_thread(con):
+        sql, params = _prepared(con, period, version, labels)
+        relation = con.sql(sql, params=params)
+        # DuckDB 2 names it to_arrow_table; 1.x fetch_arrow_table.
+        table = (getattr(relation, "to_arrow_table", None) or relation.fetch_arrow_table)()
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)
