@@ -349,6 +349,12 @@ HOSTILE_TAGS = [
      ("c", "eval", "rl")),
     ("a-empty", "{}", '{"project":"only-allocated","phase":"train","method":"sft"}',
      ("only-allocated", "train", "sft")),
+    ("a-duplicate", '{"project":"first","project":"second","phase":"train","method":"sft"}', '{"team":"ml"}',
+     ("second", "train", "sft")),
+    ("a-nested", '{"project":{"n":1},"phase":"train","method":"sft"}', '{"team":{"lead":"x"}}',
+     (None, None, None)),
+    ("a-scalars", '{"project":"p","gpus":8,"ratio":1e5,"spot":true}', '{"phase":"eval","method":"rl","x":null}',
+     ("p", "eval", "rl")),
 ]  # fmt: skip
 FOCUS_COLUMNS = [
     "BilledCost", "EffectiveCost", "ListCost", "BillingCurrency", "BillingPeriodStart", "BillingPeriodEnd",
