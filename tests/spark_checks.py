@@ -122,11 +122,16 @@ def duckdb_charges(project: Project) -> list[tuple[Any, ...]]:
         return con.execute("SELECT * FROM charges ORDER BY charge_id").fetchall()
 
 
+def committed(project: Project, table: str) -> Path:
+    """The folder of a Spark table's committed version: the one the pointer file names."""
+    root = project.root / ".trainledger" / "spark"
+    return root / table / json.loads((root / "CURRENT.json").read_text(encoding="utf-8"))["tables"][table]
+
+
 def spark_charges(project: Project) -> list[tuple[Any, ...]]:
     """The charges Spark committed (the folder the pointer names), read by DuckDB's parquet reader."""
-    root = project.root / ".trainledger" / "spark"
-    folder = json.loads((root / "CURRENT.json").read_text(encoding="utf-8"))["tables"]["charges"]
     with duckdb.connect() as con:
         return con.execute(
-            "SELECT * FROM read_parquet(?) ORDER BY charge_id", [str(root / "charges" / folder / "*.parquet")]
+            "SELECT * FROM read_parquet(?) ORDER BY charge_id",
+            [str(committed(project, "charges") / "*.parquet")],
         ).fetchall()

@@ -1,6 +1,8 @@
 """Bills read by Spark itself (`engine = "spark"`): the real CUR month in the shared reference data gives
-DuckDB's charges and byte-identical exports, a CUR 2.0 month in csv.gz and the FOCUS sample (CSV and
-parquet) DuckDB's charges (Google's export files: test_spark_gcp.py); money read from
+DuckDB's charges and byte-identical exports, a CUR 2.0 month in csv.gz (whatever the user's
+allowPrecisionLoss, which ingest leaves as it found it) and the FOCUS sample (CSV and parquet) DuckDB's
+charges, FOCUS tags JSON readers disagree on the same labels and allocations (Google's export files:
+test_spark_gcp.py); money read from
 doubles and text equals DuckDB's macro to the last digit; a bad row is the same one line on both engines; a
 restated month is replaced, and a run killed before its pointer swap leaves the last committed charges (an
 unchanged delivery skipped: test_spark_engine.py).
@@ -26,8 +28,17 @@ import pytest
 
 import generate
 from conftest import REFERENCE, Project
-from spark_checks import ON_SPARK_WORKER, cli_in, duckdb_charges, require_spark, spark_charges
+from spark_checks import (
+    ON_SPARK_WORKER,
+    assert_same_allocations,
+    cli_in,
+    committed,
+    duckdb_charges,
+    require_spark,
+    spark_charges,
+)
 from trainledger.core import queries
+from trainledger.warehouse import spark as spark_module
 from trainledger.warehouse import spark_tables
 
 pytestmark = [pytest.mark.slow, ON_SPARK_WORKER]
@@ -87,15 +98,19 @@ def test_the_real_cur_month_read_by_spark_gives_duckdbs_charges_and_exports(
         ).read_bytes()
 
 
-def ingested_on_both(tmp_path: Path, sources: str) -> dict[str, Project]:
-    """The same ``[[sources]]`` ingested into a project on each engine, keyed by engine."""
+def ingested_on_both(
+    tmp_path: Path, sources: str, spark_conf: dict[str, str] | None = None
+) -> dict[str, Project]:
+    """The same ``[[sources]]`` ingested into a project on each engine, keyed by engine (``spark_conf``:
+    settings added to the Spark project's)."""
     found = {}
     for engine in ("duckdb", "spark"):
         project = Project(tmp_path / engine)
         project.root.mkdir()
+        extra = "".join(f', "{k}" = "{v}"' for k, v in (spark_conf or {}).items())
         project.write_config(
             '[warehouse]\npath = ".trainledger/ledger.duckdb"\n'
-            + (SPARK if engine == "spark" else "")
+            + (SPARK.replace(" }", f"{extra} }}") if engine == "spark" else "")
             + sources
         )
         result = cli_in(project.root)("ingest")
@@ -104,17 +119,48 @@ def ingested_on_both(tmp_path: Path, sources: str) -> dict[str, Project]:
     return found
 
 
-def test_a_cur2_month_in_csv_gz_read_by_spark_gives_duckdbs_charges(tmp_path: Path) -> None:
-    """Data Exports' CSV flavour: gzipped text, the tag columns JSON objects as text (maps on both engines)."""
+@pytest.mark.parametrize("users", ["true", "false"])
+def test_a_cur2_month_in_csv_gz_read_by_spark_gives_duckdbs_charges_whatever_the_users_precision_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, users: str
+) -> None:
+    """Data Exports' CSV flavour: gzipped text, the tag columns JSON objects as text (maps on both engines).
+    The user's own spark.sql.decimalOperations.allowPrecisionLoss in spark_conf: with "true" (Spark's
+    default) a sum of two DECIMAL(38, 12) keeps 11 places, yet a cost with a 12th-place digit is ingested
+    exactly; either value is the session's again once ingest has run (what the statements after it see)."""
     generate.main(["--out", str(tmp_path / "month"), "--format", "csv.gz"])
     export = tmp_path / "month" / "aws" / "cur" / "ml-cur2"
     (data,) = export.glob("data/BILLING_PERIOD=2026-11/*.csv.gz")
     with gzip.open(data, "rt", newline="", encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle))
-    found = ingested_on_both(tmp_path, f'[[sources]]\nname = "cur"\nkind = "aws-cur2"\nuri = "{export}"\n')
+        rows = list(csv.reader(handle))
+    header, cost = rows[0], rows[0].index("line_item_unblended_cost")
+    kind = header.index("line_item_line_item_type")
+    line = next(n for n, r in enumerate(rows[1:], start=1) if r[kind] == "Usage")
+    rows[line][cost] = "1000.000000000001"  # 1000.00000000000 if the sum in normalize_cur2 lost a place
+    with gzip.open(data, "wt", newline="", encoding="utf-8") as handle:
+        csv.writer(handle, lineterminator="\n").writerows(rows)
+    sessions = []
+    opened = spark_module.session
+
+    def recorded(config: object) -> object:
+        sessions.append(opened(config))  # type: ignore[arg-type]
+        return sessions[-1]
+
+    monkeypatch.setattr(spark_module, "session", recorded)
+    found = ingested_on_both(
+        tmp_path,
+        f'[[sources]]\nname = "cur"\nkind = "aws-cur2"\nuri = "{export}"\n',
+        {"spark.sql.decimalOperations.allowPrecisionLoss": users},
+    )
     expected = duckdb_charges(found["duckdb"])
-    assert len(expected) == len(rows) == 2269  # every line item of the file, read by the csv module
+    assert len(expected) == len(rows) - 1 == 2269  # every line item of the file, read by the csv module
     assert spark_charges(found["spark"]) == expected
+    with duckdb.connect() as con:
+        billed = con.execute(
+            "SELECT billed_cost FROM read_parquet(?) WHERE source_row = ?",
+            [str(committed(found["spark"], "charges") / "*.parquet"), line],
+        ).fetchall()
+    assert billed == [(Decimal("1000.000000000001"),)]
+    assert [s.conf.get("spark.sql.decimalOperations.allowPrecisionLoss") for s in sessions] == [users]
 
 
 def test_focus_files_in_csv_and_parquet_read_by_spark_give_duckdbs_charges(tmp_path: Path) -> None:
@@ -251,3 +297,84 @@ def test_money_read_by_spark_equals_duckdbs_on_adversarial_values(tmp_path: Path
         Decimal("2E-12"),
         Decimal("-2E-12"),
     ]  # half-even
+
+
+# FOCUS Tags (and AllocatedTags merged over them) that JSON readers disagree on, each on a resource of its own,
+# with the labels trainledger's reading of them gives (json.loads: the last of duplicate keys wins; keys
+# compared whatever their case, the later one winning; a label's value is one text: a tag set whose label is
+# an object is not placed by its tags at all).
+HOSTILE_TAGS = [
+    ("r-unicode", '{"project":"Ünïcødé-项目 🚀","phase":"train","method":"sft"}', None,
+     ("ünïcødé-项目 🚀", "train", "sft")),
+    ("r-escaped", '{"project":"say \\"hi\\" \\\\ back","phase":"eval","method":"rl"}', None,
+     ('say "hi" \\ back', "eval", "rl")),
+    ("r-u-escapes", '{"project":"\\u00e9t\\u00e9 \\ud83d\\ude80","phase":"rollout","method":"opd"}', None,
+     ("été 🚀", "rollout", "opd")),
+    ("r-empty", "{}", None, (None, None, None)),
+    ("r-no-tags", None, None, (None, None, None)),
+    ("r-duplicate", '{"project":"first","project":"second","phase":"train","method":"sft"}', None,
+     ("second", "train", "sft")),
+    ("r-nested", '{"project":{"name":"x"},"phase":"train","method":"sft","team":["a","b"]}', None,
+     (None, None, None)),
+    ("r-case", '{"Project":"Upper","project":"lower","PHASE":"Eval","method":"RL"}', None,
+     ("lower", "eval", "rl")),
+    ("r-case-reversed", '{"project":"lower","PROJECT":"Upper","phase":"eval","method":"rl"}', None,
+     ("upper", "eval", "rl")),
+    ("r-spaced", '{ "project" : "spaced" ,\n "phase":"train" , "method":"sft" }', None,
+     ("spaced", "train", "sft")),
+    ("r-scalars", '{"project":42,"phase":"eval","method":"rl","gpus":8,"spot":true,"owner":null}', None,
+     ("42", "eval", "rl")),
+    ("a-unicode", '{"project":"base","phase":"train","method":"sft"}', '{"project":"pod-ü \\"q\\""}',
+     ('pod-ü "q"', "train", "sft")),
+    ("a-case", '{"project":"b2","Project":"A2","phase":"eval","method":"rl"}', '{"project":"c"}',
+     ("c", "eval", "rl")),
+    ("a-empty", "{}", '{"project":"only-allocated","phase":"train","method":"sft"}',
+     ("only-allocated", "train", "sft")),
+    ("a-duplicate", '{"project":"first","project":"second","phase":"train","method":"sft"}', '{"team":"ml"}',
+     ("second", "train", "sft")),
+    ("a-nested", '{"project":{"n":1},"phase":"train","method":"sft"}', '{"team":{"lead":"x"}}',
+     (None, None, None)),
+    ("a-scalars", '{"project":"p","gpus":8,"ratio":1e5,"spot":true}', '{"phase":"eval","method":"rl","x":null}',
+     ("p", "eval", "rl")),
+]  # fmt: skip
+FOCUS_COLUMNS = [
+    "BilledCost", "EffectiveCost", "ListCost", "BillingCurrency", "BillingPeriodStart", "BillingPeriodEnd",
+    "ChargePeriodStart", "ChargePeriodEnd", "ChargeCategory", "ProviderName", "ServiceName", "ServiceCategory",
+    "BillingAccountId", "SubAccountId", "ResourceId", "AllocatedResourceId", "Tags", "AllocatedTags",
+]  # fmt: skip
+
+
+def _focus_row(n: int, resource: str, tags: str | None, allocated: str | None) -> list[str | None]:
+    cost = f"{n + 1}.00000000000{n % 10}"
+    return [
+        cost, cost, cost, "USD", "2026-11-01T00:00:00Z", "2026-12-01T00:00:00Z", "2026-11-03T00:00:00Z",
+        "2026-11-03T01:00:00Z", "Usage", "AWS", "Amazon Elastic Compute Cloud", "Compute", "111122223333",
+        "444455556666", resource, f"{resource}-pod" if allocated else None, tags, allocated,
+    ]  # fmt: skip
+
+
+def test_hostile_focus_tags_give_the_same_labels_on_both_engines(tmp_path: Path) -> None:
+    """Each row's labels as written above by hand, on DuckDB, then the same allocations and the same
+    `labels` listing on Spark; the tags kept with each charge are the same text on both engines."""
+    rows = [_focus_row(n, r, t, a) for n, (r, t, a, _) in enumerate(HOSTILE_TAGS)]
+    bill = tmp_path / "focus.csv"
+    with bill.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(FOCUS_COLUMNS)
+        writer.writerows([["NULL" if v is None else v for v in row] for row in rows])
+    found = ingested_on_both(tmp_path, f'[[sources]]\nname = "focus"\nkind = "focus"\nuri = "{bill}"\n')
+    for project in found.values():
+        assert cli_in(project.root)("attribute").exit_code == 0
+    with duckdb.connect(str(found["duckdb"].warehouse), read_only=True) as con:
+        labels = {
+            resource: tuple(parts)
+            for resource, *parts in con.execute(
+                "SELECT c.resource_id, a.project, a.phase, a.method FROM allocations a JOIN charges c USING (charge_id)"
+            ).fetchall()
+        }
+    assert labels == {f"{r}-pod" if a else r: expected for r, _, a, expected in HOSTILE_TAGS}
+    assert_same_allocations(found, at_least=len(HOSTILE_TAGS) - 1)
+    assert spark_charges(found["spark"]) == duckdb_charges(found["duckdb"])
+    listing = {e: cli_in(p.root)("labels") for e, p in found.items()}
+    assert listing["duckdb"].exit_code == 0 and listing["duckdb"].stdout.strip()
+    assert (listing["spark"].exit_code, listing["spark"].stdout) == (0, listing["duckdb"].stdout)

@@ -1,6 +1,7 @@
-"""A 100K-line generated month (the bench's, fixtures/scale.py) through DuckDB and through Spark local mode:
-every allocation identical to the exact decimal, each charge's shares summing to it, `export` and `report`
-byte-identical. The demo month (test_spark_engine.py) has every rule; this one has the size where Spark's
+"""A 100K-line generated month (the bench's, fixtures/scale.py) through `nightly` on DuckDB and on Spark local
+mode, the bill read by Spark itself: every charge and every allocation identical to the exact decimal, each
+charge's shares summing to it, the exports `nightly` writes and `report` byte-identical, `reconcile` JSON
+equal. The demo month (test_spark_engine.py) has every rule; this one has the size where Spark's
 partitioning, shuffles and window frames differ from one partition's.
 
 Skipped, with the reason, where Java or pyspark is missing.
@@ -8,11 +9,23 @@ Skipped, with the reason, where Java or pyspark is missing.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
 import pytest
 
 import scale
 from conftest import Project
-from spark_checks import ON_SPARK_WORKER, assert_same_allocations, cli_in, require_spark
+from spark_checks import (
+    ON_SPARK_WORKER,
+    assert_same_allocations,
+    cli_in,
+    duckdb_charges,
+    require_spark,
+    spark_charges,
+)
 
 pytestmark = [pytest.mark.slow, ON_SPARK_WORKER]
 
@@ -30,10 +43,17 @@ COMMANDS = [
 
 
 @pytest.fixture(scope="module")
-def engines(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Project]:
-    month = tmp_path_factory.mktemp("scale-month")
-    scale.write_month(month, ROWS)
-    scale.write_log(month / "experiments.jsonl", ROWS)
+def month(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The generated month: its CUR 2.0 export and experiment log."""
+    folder = tmp_path_factory.mktemp("scale-month")
+    scale.write_month(folder, ROWS)
+    scale.write_log(folder / "experiments.jsonl", ROWS)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def engines(tmp_path_factory: pytest.TempPathFactory, month: Path) -> dict[str, Project]:
+    """The month through `nightly` on each engine (ingest, attribution and exports in one command)."""
     projects = {}
     for engine in ("duckdb", "spark"):
         project = Project(tmp_path_factory.mktemp(f"scale-{engine}"))
@@ -42,12 +62,25 @@ def engines(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Project]:
             + (SPARK if engine == "spark" else "")
             + f'\n[[sources]]\nname = "cur"\nkind = "aws-cur2"\nuri = "{month / "cur" / "bench-cur2"}"\n'
             + f'\n[experiments]\nuri = "{month / "experiments.jsonl"}"\n'
+            + f'\n[exports]\ndir = "{project.root / "exports"}"\n'
         )
-        for command in ("ingest", "attribute"):
-            result = cli_in(project.root)(command)
-            assert result.exit_code == 0, result.stderr
+        result = cli_in(project.root)("nightly")
+        assert result.exit_code == 0, result.stderr
         projects[engine] = project
     return projects
+
+
+def test_a_100k_line_month_read_by_spark_gives_duckdbs_charges(
+    engines: dict[str, Project], month: Path
+) -> None:
+    (data,) = month.glob("cur/bench-cur2/data/*/*.parquet")
+    expected = duckdb_charges(engines["duckdb"])
+    assert (
+        len(expected) == pq.ParquetFile(data).metadata.num_rows == ROWS
+    )  # every line item, counted by pyarrow
+    assert spark_charges(engines["spark"]) == expected
+    with duckdb.connect(str(engines["spark"].warehouse), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM charges").fetchone() == (0,)  # none through DuckDB
 
 
 def test_a_100k_line_month_gives_the_same_allocations_and_outputs_on_spark(
@@ -60,9 +93,24 @@ def test_a_100k_line_month_gives_the_same_allocations_and_outputs_on_spark(
         expected, got = duck(*args), spark(*args)
         assert expected.exit_code == 0 and len(expected.stdout.splitlines()) > 20, args
         assert (got.exit_code, got.stdout) == (expected.exit_code, expected.stdout), args
-    written = {}
-    for engine, project in engines.items():
-        out = project.root / "2026-11.csv"
-        assert cli_in(project.root)("export", "--period", "2026-11", "--out", str(out)).exit_code == 0
-        written[engine] = out.read_bytes()
-    assert written["spark"] == written["duckdb"] and written["duckdb"].count(b"\n") > 500
+    exports = {
+        engine: {p.name: p.read_bytes() for p in (project.root / "exports").iterdir()}
+        for engine, project in engines.items()
+    }
+    assert "trainledger-2026-11.csv" in exports["duckdb"]
+    assert exports["duckdb"]["trainledger-2026-11.csv"].count(b"\n") > 500
+    assert exports["spark"] == exports["duckdb"]
+
+
+def test_a_100k_line_month_reconciles_the_same_on_spark(engines: dict[str, Project], month: Path) -> None:
+    """`reconcile` of the log's first experiments (a month-long main run on a split instance, a concurrent
+    eval run on the same instance), JSON equal on both engines."""
+    with (month / "experiments.jsonl").open(encoding="utf-8") as lines:
+        ids = [json.loads(line)["experiment_id"] for line, _ in zip(lines, range(3), strict=False)]
+    assert ids == ["bench-0000000-a", "bench-0000000-b", "bench-0000004-a"]
+    duck, spark = cli_in(engines["duckdb"].root), cli_in(engines["spark"].root)
+    for experiment in ids:
+        expected = duck("reconcile", experiment, "--format", "json")
+        assert expected.exit_code == 0, expected.stderr
+        got = spark("reconcile", experiment, "--format", "json")
+        assert json.loads(got.stdout) == json.loads(expected.stdout), experiment

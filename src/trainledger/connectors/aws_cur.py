@@ -15,6 +15,7 @@ columns folded into the ``resource_tags`` map, so one normaliser (``ingest/norma
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -22,6 +23,7 @@ from pathlib import Path
 from trainledger.connectors import aws_cur2, sql_slots, staging
 from trainledger.connectors.aws_session import EXAMPLE_OPTIONS
 from trainledger.connectors.bill_storage import (
+    BillFile,
     ContentHashes,
     Entry,
     LocalStorage,
@@ -31,7 +33,7 @@ from trainledger.connectors.bill_storage import (
     resolve,
 )
 from trainledger.connectors.contract import Delivery, Example, Staged
-from trainledger.connectors.source_files import AwsFiles, open_storage
+from trainledger.connectors.source_files import AwsFiles, data_files, open_storage
 from trainledger.core.config import Config
 from trainledger.core.config_types import SourceConfig
 from trainledger.core.errors import InputError, SourceError
@@ -126,7 +128,7 @@ def report_files(assembly: Assembly) -> list[str]:
     return keys
 
 
-def scan(con: Connection, files: list[Path], *, union: bool = False) -> None:
+def scan(con: Connection, files: Sequence[BillFile], *, union: bool = False) -> None:
     """Read legacy CUR files (csv, csv.gz or parquet) and expose them under CUR 2.0 column names.
 
     The chunks of one assembly share a header; ``union`` (files without a manifest, perhaps of several
@@ -209,16 +211,15 @@ def stage(
     assembly: Assembly = delivery.ref
     keys = report_files(assembly)
     reporter.step(f"{source.name} {delivery.period or 'file'}: reading {len(keys)} report file(s)")
-    files = assembly.storage.local_paths(
-        keys, scope=assembly.manifest.split("/", 1)[0] if assembly.manifest else None
-    )
+    scope = assembly.manifest.split("/", 1)[0] if assembly.manifest else None
+    files, names = data_files(con, assembly.storage, keys, scope, config)
     return aws_cur2.stage_files(
         con,
         source.name,
         delivery.period,
         files,
         reporter,
-        names=assembly.storage.display_names(keys),
+        names=names,
         scanner=scan if assembly.manifest else partial(scan, union=True),
         what="CUR",
         only=assembly.only,

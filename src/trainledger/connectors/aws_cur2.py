@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -17,6 +17,7 @@ from pathlib import Path
 from trainledger.connectors import rounding, sql_slots, staging
 from trainledger.connectors.aws_session import EXAMPLE_OPTIONS
 from trainledger.connectors.bill_storage import (
+    BillFile,
     Entry,
     LocalStorage,
     Storage,
@@ -25,7 +26,7 @@ from trainledger.connectors.bill_storage import (
     resolve,
 )
 from trainledger.connectors.contract import Delivery, Example, Staged
-from trainledger.connectors.source_files import AwsFiles, open_storage
+from trainledger.connectors.source_files import AwsFiles, data_files, open_storage
 from trainledger.core import queries
 from trainledger.core.config import Config
 from trainledger.core.config_types import SourceConfig
@@ -187,7 +188,7 @@ def manifest_files(export: PeriodManifest, period: str | None) -> list[str]:
     return files
 
 
-def scan(con: Connection, files: list[Path]) -> None:
+def scan(con: Connection, files: Sequence[BillFile]) -> None:
     """Create the raw view over the period's files, parquet or csv.gz, with maps as maps."""
     found = staging.formats(files)
     if found == {"parquet"}:
@@ -254,20 +255,18 @@ def stage(
     export: PeriodManifest = delivery.ref
     keys = manifest_files(export, delivery.period)
     reporter.step(f"{source.name} {delivery.period}: reading {len(keys)} file(s)")
-    files = export.storage.local_paths(keys, scope=f"data/BILLING_PERIOD={delivery.period}/")
-    return stage_files(
-        con, source.name, delivery.period, files, reporter, names=export.storage.display_names(keys)
-    )
+    files, names = data_files(con, export.storage, keys, f"data/BILLING_PERIOD={delivery.period}/", config)
+    return stage_files(con, source.name, delivery.period, files, reporter, names=names)
 
 
-Scanner = Callable[[Connection, list[Path]], None]
+Scanner = Callable[[Connection, Sequence[BillFile]], None]
 
 
 def stage_files(
     con: Connection,
     source: str,
     period: str | None,
-    files: list[Path],
+    files: Sequence[BillFile],
     reporter: Reporter,
     *,
     names: dict[str, str] | None = None,
@@ -283,8 +282,9 @@ def stage_files(
     staging.show_files_as(con, RAW_VIEW, names)
     shown = [names.get(str(f), str(f)) if names else str(f) for f in files]
     where = shown[0] if len(shown) == 1 else str(Path(shown[0]).parent)
-    csv_files = [(f, s) for f, s in zip(files, shown, strict=True) if not f.name.endswith(".parquet")]
-    staging.add_missing_columns(con, RAW_VIEW, OPTIONAL, REQUIRED, where, what, csv_files)
+    staging.add_missing_columns(
+        con, RAW_VIEW, OPTIONAL, REQUIRED, where, what, staging.local_csv(files, shown)
+    )
     staging.first_problem(con, "ingest/validate_cur2", {"period": period})
     staging.check_sums(con, f"{RAW_VIEW}_full", SUMMED)
     scope = {"only": only if period is None else None}

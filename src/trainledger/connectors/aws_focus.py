@@ -10,7 +10,7 @@ from __future__ import annotations
 from trainledger.connectors import aws_cur2, focus
 from trainledger.connectors.aws_session import EXAMPLE_OPTIONS
 from trainledger.connectors.contract import Delivery, Example, Staged
-from trainledger.connectors.source_files import AwsFiles, open_storage
+from trainledger.connectors.source_files import AwsFiles, data_files, open_storage
 from trainledger.core.config import Config
 from trainledger.core.config_types import SourceConfig
 from trainledger.core.reporter import Reporter
@@ -32,5 +32,5 @@ def stage(
     """The period's manifest files, staged as FOCUS rows (of the delivery's period only)."""
     export: aws_cur2.PeriodManifest = delivery.ref
     keys = aws_cur2.manifest_files(export, delivery.period)
-    files = export.storage.local_paths(keys, scope=f"data/BILLING_PERIOD={delivery.period}/")
-    return focus.stage_files(con, source.name, files, reporter, names=export.storage.display_names(keys))
+    files, names = data_files(con, export.storage, keys, f"data/BILLING_PERIOD={delivery.period}/", config)
+    return focus.stage_files(con, source.name, files, reporter, names=names)

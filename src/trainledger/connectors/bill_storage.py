@@ -2,7 +2,8 @@
 
 Discovery (periods, manifests, which files are current) needs only listings and small reads, so each
 layout is written once over :class:`Storage`. Data files are then made local (S3 objects are streamed into
-a cache folder) and read by DuckDB, so a local copy and the S3 original give identical charges.
+a cache folder) and read by DuckDB, so a local copy and the S3 original give identical charges. On Spark,
+S3 objects are read in place instead, by the cluster's S3 filesystem (:class:`ObjectUri`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,23 @@ class Entry:
     key: str
     size: int
     tag: str  # the ETag on S3, a content hash on disk: changes whenever the content does
+
+
+class ObjectUri(str):
+    """An object's URI as Spark reads it in place (``s3a://bucket/key``), with the two parts of a local path
+    a scan uses: ``name`` (its format goes by it) and ``parent`` (for messages)."""
+
+    @property
+    def name(self) -> str:
+        return self.rsplit("/", 1)[-1]
+
+    @property
+    def parent(self) -> str:
+        return self.rsplit("/", 1)[0]
+
+
+# A data file of a bill as a scan reads it: a local file, or on Spark an object read in place.
+BillFile = Path | ObjectUri
 
 
 class Storage(Protocol):

@@ -1,4 +1,5 @@
-"""An S3 prefix as :class:`~trainledger.connectors.bill_storage.Storage`: paged listings, streamed downloads.
+"""An S3 prefix as :class:`~trainledger.connectors.bill_storage.Storage`: paged listings, streamed downloads
+(or, on Spark, the objects' URIs for Spark to read in place).
 
 Decisions about what changed are made from ListObjectsV2 metadata (keys, sizes, ETags) alone, so an ingest
 of unchanged objects issues no GetObject at all. Data files are streamed to ``<cache>/<key>`` in chunks
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from trainledger.connectors.aws_session import AwsContext
-from trainledger.connectors.bill_storage import Entry, safe_key
+from trainledger.connectors.bill_storage import Entry, ObjectUri, safe_key
 from trainledger.core.errors import SourceError
 
 CHUNK = 1 << 20
@@ -104,3 +105,9 @@ class S3Storage:
 
     def display_names(self, keys: Sequence[str]) -> dict[str, str] | None:
         return {str(self.cache_dir / k): self.describe(k) for k in keys}
+
+    def in_place(self, keys: Sequence[str], scheme: str) -> tuple[list[ObjectUri], dict[str, str]]:
+        """The objects as Spark reads them where they are (``<scheme>://bucket/key``, nothing downloaded),
+        and how to name them: as ``s3://`` URIs, as the download's cache paths are named."""
+        uris = [ObjectUri(f"{scheme}://{self.bucket}/{self.prefix}{safe_key(k)}") for k in keys]
+        return uris, {uri: self.describe(k) for uri, k in zip(uris, keys, strict=True)}

@@ -13,11 +13,12 @@ allocated charges that restate it is left out (``ingest/focus_restated_origins.s
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 
 from trainledger.connectors import bill_loader, rounding, sql_slots, staging
-from trainledger.connectors.bill_storage import ContentHashes
+from trainledger.connectors.bill_storage import BillFile, ContentHashes
 from trainledger.connectors.contract import Delivery, Example, Staged
 from trainledger.connectors.source_files import (
     LocalFiles,
@@ -96,7 +97,7 @@ def _nested(duckdb_type: str) -> bool:
     return duckdb_type.startswith(("MAP", "STRUCT")) or duckdb_type.endswith("[]")
 
 
-def scan(con: Connection, files: list[Path]) -> None:
+def scan(con: Connection, files: Sequence[BillFile]) -> None:
     found = staging.formats(files)
     if found == {"parquet"}:
         staging.read_parquet(con, f"{RAW_VIEW}_typed", files)
@@ -116,7 +117,7 @@ def scan(con: Connection, files: list[Path]) -> None:
     if "parquet" in found:
         raise InputError(f"{files[0].parent}: mixes parquet and CSV FOCUS files; keep one format per source")
     for f in files:
-        if f.stat().st_size == 0:
+        if isinstance(f, Path) and f.stat().st_size == 0:
             raise InputError(f"{f}: file is empty; expected a FOCUS CSV with a header line")
     staging.read_csv(
         con, f"{RAW_VIEW}_text", files, union_by_name=True, null_padding=False, na_values=["NULL", "null", ""]
@@ -148,7 +149,11 @@ def stage(
 
 
 def stage_files(
-    con: Connection, source: str, files: list[Path], reporter: Reporter, names: dict[str, str] | None = None
+    con: Connection,
+    source: str,
+    files: Sequence[BillFile],
+    reporter: Reporter,
+    names: dict[str, str] | None = None,
 ) -> Staged:
     """Stage FOCUS files (the periods their rows name) in ``staged_charges``."""
     reporter.step(f"{source}: reading {len(files)} FOCUS file(s)")
@@ -156,8 +161,9 @@ def stage_files(
     staging.show_files_as(con, RAW_VIEW, names)
     shown = [names.get(str(f), str(f)) if names else str(f) for f in files]
     where = shown[0] if len(shown) == 1 else str(Path(shown[0]).parent)
-    csv_files = [(f, s) for f, s in zip(files, shown, strict=True) if not f.name.endswith(".parquet")]
-    staging.add_missing_columns(con, RAW_VIEW, OPTIONAL, REQUIRED, where, "FOCUS", csv_files)
+    staging.add_missing_columns(
+        con, RAW_VIEW, OPTIONAL, REQUIRED, where, "FOCUS", staging.local_csv(files, shown)
+    )
     staging.first_problem(con, "ingest/validate_focus", {})
     staging.check_sums(con, f"{RAW_VIEW}_full", MONEY.columns)
     sql_slots.run_filled(con, "ingest/focus_restated_origins")

@@ -6,13 +6,15 @@ implementation) do not import each other.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from trainledger.connectors.aws_session import AwsOptions
-from trainledger.connectors.bill_storage import ContentHashes, LocalStorage, Storage
+from trainledger.connectors.bill_storage import BillFile, ContentHashes, LocalStorage, Storage
 from trainledger.core.config import Config
 from trainledger.core.config_types import SourceConfig, SourceOptions
 from trainledger.core.errors import SourceError
+from trainledger.warehouse.connection import Connection, on_spark
 
 
 class AwsFiles(AwsOptions):
@@ -75,6 +77,21 @@ def open_storage(source: SourceConfig, config: Config) -> Storage:
         return S3Storage(AwsContext(source), uri, default_cache_dir(source, config, options.cache_dir))
     remote = f"kind {source.kind} reads s3:// or a local folder, not {uri}"
     return LocalStorage(local_path(source, config, uri, remote=remote), content_hashes(source, config))
+
+
+def data_files(
+    con: Connection, storage: Storage, keys: Sequence[str], scope: str | None, config: Config
+) -> tuple[list[BillFile], dict[str, str] | None]:
+    """A delivery's data files as its scan reads them, and how charges and errors name them. On Spark, S3
+    objects are read in place by the cluster's S3 filesystem (``[warehouse] s3_scheme``): the driver only
+    lists them and reads manifests. Otherwise they are local files (S3 objects streamed to the cache first;
+    ``scope``: the period's cache folder, see ``Storage.local_paths``)."""
+    from trainledger.connectors.bill_storage_s3 import S3Storage
+
+    if on_spark(con) and isinstance(storage, S3Storage):
+        uris, names = storage.in_place(keys, config.warehouse.s3_scheme)
+        return list(uris), names
+    return list(storage.local_paths(keys, scope=scope)), storage.display_names(keys)
 
 
 def content_hashes(source: SourceConfig, config: Config) -> ContentHashes:

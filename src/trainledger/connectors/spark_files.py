@@ -94,6 +94,22 @@ def unreadable(files: Sequence[str], exc: Exception) -> InputError:
     )
 
 
+def show_files_as(con: SparkWarehouse, view: str, names: dict[str, str]) -> None:
+    """The view ``view`` again, its ``filename`` the name each file is shown by (``names``: as read, as shown),
+    as ``staging.show_files_as`` does on DuckDB."""
+    from pyspark.sql import functions as F
+
+    shown = F.broadcast(con.spark.createDataFrame(sorted(names.items()), "read string, shown string"))
+    scan = con.spark.table(view)
+    named = scan.join(shown, scan["filename"] == shown["read"], "left").select(
+        *[
+            F.coalesce(shown["shown"], scan["filename"]).alias(c) if c == "filename" else scan[f"`{c}`"]
+            for c in scan.columns
+        ]
+    )
+    con.register_scan(view, named)
+
+
 def same_rows(con: SparkWarehouse, name: str, scan: str) -> None:
     """The view ``name`` over the scan ``scan``: on Spark a CSV scan is numbered when it is read."""
     con.register_scan(name, con.spark.table(scan))

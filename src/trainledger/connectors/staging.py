@@ -16,6 +16,7 @@ from typing import Any
 import duckdb
 
 from trainledger.connectors import spark_files, sql_slots
+from trainledger.connectors.bill_storage import BillFile
 from trainledger.core import queries
 from trainledger.core.currencies import ISO_4217
 from trainledger.core.errors import InputError
@@ -32,7 +33,7 @@ SUFFIXES = {
 }
 
 
-def formats(files: Iterable[Path]) -> set[str]:
+def formats(files: Iterable[BillFile]) -> set[str]:
     """The formats of ``files`` by name ("other" for a name none ends with): a scan reads one format."""
     return {next((f for f, ends in SUFFIXES.items() if p.name.endswith(ends)), "other") for p in files}
 
@@ -75,7 +76,7 @@ def create_raw_view(con: Connection, name: str, relation: duckdb.DuckDBPyRelatio
     con.register(name, relation)
 
 
-def read_parquet(con: Connection, name: str, files: Sequence[Path]) -> None:
+def read_parquet(con: Connection, name: str, files: Sequence[BillFile]) -> None:
     """Parquet files as the view ``name``, columns matched by name, with ``filename`` and
     ``file_row_number`` (what every normaliser reports a bad row with); on Spark, read by Spark."""
     if spark := on_spark(con):
@@ -91,7 +92,7 @@ def read_parquet(con: Connection, name: str, files: Sequence[Path]) -> None:
     create_raw_view(con, name, relation)
 
 
-def read_csv(con: Connection, name: str, files: Sequence[Path], **options: Any) -> None:
+def read_csv(con: Connection, name: str, files: Sequence[BillFile], **options: Any) -> None:
     """CSV (or csv.gz) files as text, with ``filename``, as the view ``name``; an unreadable file is one
     line naming it. ``options`` are the format's own (union by name, null spellings, sniffing). On Spark,
     read by Spark and numbered as it is read (``number_rows`` then names the same rows)."""
@@ -270,6 +271,16 @@ def view_columns(con: Connection, view: str) -> dict[str, str]:
     return {d[0]: str(d[1]) for d in cur.description or []}
 
 
+def local_csv(files: Sequence[BillFile], shown: Sequence[str]) -> list[tuple[Path, str]]:
+    """The CSV files among ``files`` that are on this machine, with the names they are shown by: their
+    header is checked here (an object Spark reads in place is not fetched for it)."""
+    return [
+        (f, s)
+        for f, s in zip(files, shown, strict=True)
+        if isinstance(f, Path) and not f.name.endswith(".parquet")
+    ]
+
+
 def add_missing_columns(
     con: Connection,
     view: str,
@@ -369,6 +380,9 @@ def show_files_as(con: Connection, view: str, names: dict[str, str] | None) -> N
     ``charge_files`` keeps the name and errors show it, so both should point where the user can look.
     """
     if not names:
+        return
+    if spark := on_spark(con):
+        spark_files.show_files_as(spark, view, names)
         return
     sql_slots.run_filled(con, "ingest/raw_file_names")
     con.executemany(queries.load("ingest/insert_raw_file_name"), sorted(names.items()))

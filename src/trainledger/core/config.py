@@ -57,6 +57,8 @@ class WarehouseConfig(Strict):
     database: str | None = None
     table_format: Literal["parquet"] = "parquet"
     spark_conf: dict[str, str] = Field(default_factory=dict)  # extra Spark settings (s3a, memory, partitions)
+    # The scheme Spark reads a bill's S3 objects with, in place: s3a (hadoop-aws, Databricks) or s3 (EMR).
+    s3_scheme: str = Field(default="s3a", pattern=r"^[a-z][a-z0-9+.-]*$")
 
     @field_validator("catalog", "database")
     @classmethod

@@ -72,6 +72,7 @@ path = ".trainledger/ledger.duckdb"
 # master = "local[*]"           # or "yarn", "spark://host:7077", "sc://host:15002"
 # catalog = "spark_catalog"     # Spark catalog and database that name the tables (database created
 # database = "trainledger"      # if missing); without database the tables are read by path only
+# s3_scheme = "s3a"             # Spark reads s3:// bills in place with this scheme ("s3" on EMR)
 
 """
 

@@ -32,7 +32,7 @@ from sqlglot import exp
 from trainledger.core import queries
 from trainledger.core.config import Config
 from trainledger.core.errors import TrainledgerError
-from trainledger.warehouse import dialects, spark_money
+from trainledger.warehouse import dialects, spark_json, spark_money
 from trainledger.warehouse.spark_tables import SparkTables
 
 if TYPE_CHECKING:
@@ -137,6 +137,7 @@ class SparkWarehouse:
         self.uploaded: dict[str, int] = {}  # DuckDB table -> the DuckDB write epoch it was uploaded at
         self.epoch = 0
         spark_money.register(self.spark)
+        spark_json.register(self.spark)
         self._register_views()
 
     # --- the DuckDB surface the pipeline uses -------------------------------------------------------
