@@ -18,9 +18,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from trainledger.connectors import IngestResult, bill_loader, gcp_api, rounding, sql_slots, staging
+from trainledger.connectors.bill_storage import BillFile
 from trainledger.connectors.contract import Staged
 from trainledger.connectors.gcp_bigquery import read_bigquery
-from trainledger.connectors.gcp_export_files import download, export_files, read_files
+from trainledger.connectors.gcp_export_files import bucket_files, export_files, read_files
 from trainledger.connectors.gcp_flat import Export, create_flat_view
 from trainledger.connectors.source_files import local_path
 from trainledger.core.config import Config
@@ -90,13 +91,22 @@ def pull(
         where, files = f"BigQuery table {options.table}", [origin]
     else:
         assert options.uri is not None
-        if options.uri.startswith("gs://"):
-            paths = download(source, config, options.uri, options.project, options.cache_dir, reporter)
+        paths: list[BillFile]
+        if options.uri.startswith("gs://"):  # on Spark read in place, else mirrored into the cache first
+            paths = bucket_files(
+                source,
+                config,
+                options.uri,
+                options.project,
+                options.cache_dir,
+                reporter,
+                in_place=on_spark(con) is not None,
+            )
             where = options.uri
         else:
             remote = f"uri {options.uri!r}: expected a local path or gs://"
             root = local_path(source, config, options.uri, remote=remote)
-            paths = export_files(root)
+            paths = list(export_files(root))
             where = str(paths[0]) if len(paths) == 1 else str(root)
         reporter.step(f"{source.name}: reading {len(paths)} export file(s)")
         read_files(con, paths)

@@ -1,5 +1,6 @@
 """Reading one of Google's export tables from the files BigQuery exports it as: parquet or JSON Lines, in a
-local file or folder, or under ``gs://bucket/prefix`` (mirrored into the source's cache first).
+local file or folder, or under ``gs://bucket/prefix`` (mirrored into the source's cache first; on Spark read
+where they are, by the cluster's GCS filesystem).
 
 What is not such a file (a CSV, a JSON array, a gzip of something else) is named with what it is, before
 DuckDB reads anything.
@@ -15,6 +16,7 @@ from pathlib import Path
 import duckdb
 
 from trainledger.connectors import gcp_api, spark_files, staging
+from trainledger.connectors.bill_storage import BillFile, ObjectUri
 from trainledger.connectors.gcp_flat import RAW_VIEW
 from trainledger.connectors.source_files import default_cache_dir, files_under
 from trainledger.core.config import Config
@@ -26,24 +28,27 @@ from trainledger.warehouse.connection import Connection, on_spark
 FILE_SUFFIXES = staging.SUFFIXES["parquet"] + staging.SUFFIXES["json"]
 
 
-def download(
+def bucket_files(
     source: SourceConfig,
     config: Config,
     uri: str,
     project: str | None,
     cache_dir: str | None,
     reporter: Reporter,
-) -> list[Path]:
-    """Mirror the export files under ``gs://bucket/prefix`` into the cache (the source's ``cache_dir``);
-    unchanged objects are kept. ``project`` is the client's project.
-
-    An object is unchanged when the cached copy has its size and its update time (set as mtime).
+    *,
+    in_place: bool,
+) -> list[BillFile]:
+    """The export files under ``gs://bucket/prefix``, listed with the Storage client (``project`` is the
+    client's project). ``in_place`` (Spark): their ``gs://bucket/name``, read by the cluster's GCS
+    filesystem, nothing downloaded. Otherwise mirrored into the cache (the source's ``cache_dir``),
+    unchanged objects kept: an object is unchanged when the cached copy has its size and its update time
+    (set as mtime).
     """
     import google.cloud.storage as storage
 
     bucket_name, _, prefix = uri[len("gs://") :].partition("/")
     root = default_cache_dir(source, config, cache_dir) / bucket_name
-    paths = []
+    files: list[BillFile] = []
     try:
         client = storage.Client(project=project, **gcp_api.client_kwargs(source))
         blobs = gcp_api.bounded(
@@ -53,8 +58,11 @@ def download(
         for blob in blobs:
             if not blob.name.endswith(FILE_SUFFIXES):
                 continue
+            if in_place:
+                files.append(ObjectUri(f"gs://{bucket_name}/{blob.name}"))
+                continue
             local = root / blob.name
-            paths.append(local)
+            files.append(local)
             stamp = blob.updated.timestamp() if blob.updated else None
             if local.is_file() and local.stat().st_size == blob.size and local.stat().st_mtime == stamp:
                 continue
@@ -69,17 +77,21 @@ def download(
     except gcp_api.api_errors() as exc:
         hints = {"permission denied": "the caller needs roles/storage.objectViewer on the bucket"}
         raise gcp_api.source_error(source, exc, f"reading {uri}", hints) from None
-    if not paths:
+    if not files:
         raise SourceError(f"source {source.name!r}: no parquet or JSON export files under {uri}")
-    return sorted(paths)
+    return sorted(files, key=lambda f: Path(f).parts)  # as paths sort
 
 
 def export_files(root: Path) -> list[Path]:
     return files_under(root, FILE_SUFFIXES, f"Cloud Billing export files ({', '.join(FILE_SUFFIXES)})")
 
 
-def _not_an_export_file(path: Path) -> str | None:
-    """What a file given as an export really is, when its name or first bytes say it is not one."""
+def _not_an_export_file(path: BillFile) -> str | None:
+    """What a file given as an export really is, when its name or first bytes say it is not one. An object
+    read in place by Spark was listed by its name (``bucket_files``); Spark's reader names what else is
+    wrong with it."""
+    if isinstance(path, ObjectUri):
+        return None
     if not path.name.endswith(FILE_SUFFIXES):
         kind = (
             "a CSV file" if path.name.lower().endswith(staging.SUFFIXES["csv"]) else staging.looks_like(path)
@@ -100,7 +112,7 @@ def _not_an_export_file(path: Path) -> str | None:
     return None
 
 
-def read_files(con: Connection, files: list[Path]) -> None:
+def read_files(con: Connection, files: list[BillFile]) -> None:
     """The raw view over parquet or JSON Lines files, as BigQuery's EXPORT DATA / extract writes them."""
     names = [str(f) for f in files]
     for f in files:
