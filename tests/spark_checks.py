@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,31 @@ def require_spark() -> None:
             allow_module_level=True,
         )
     pytest.importorskip("pyspark", reason="pyspark not installed (pip install 'trainledger[spark]')")
+
+
+@contextmanager
+def bucket_scheme_on_local_folders(scheme: str) -> Iterator[Callable[[str, Path], None]]:
+    """``mount(bucket, folder)``: ``<scheme>://<bucket>/`` read from a local folder through Hadoop's FileSystem
+    API (its own ViewFileSystemOverloadScheme, in the hadoop-client jars pyspark ships: no S3A or GCS jar),
+    as a cluster's configuration gives the scheme its filesystem. Set on the process's Spark context (which
+    another test may have started) and unset after."""
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.getActiveSession() or SparkSession.builder.master("local[2]").getOrCreate()
+    hadoop = spark.sparkContext._jsc.hadoopConfiguration()  # type: ignore[union-attr]
+    keys = [f"fs.{scheme}.impl", f"fs.{scheme}.impl.disable.cache"]
+    hadoop.set(keys[0], "org.apache.hadoop.fs.viewfs.ViewFileSystemOverloadScheme")
+    hadoop.set(keys[1], "true")  # each bucket's mount table read when it is opened
+
+    def mount(bucket: str, folder: Path) -> None:
+        keys.append(f"fs.viewfs.mounttable.{bucket}.linkFallback")
+        hadoop.set(keys[-1], folder.resolve().as_uri())
+
+    try:
+        yield mount
+    finally:
+        for key in keys:
+            hadoop.unset(key)
 
 
 COLUMNS = (

@@ -28,7 +28,15 @@ import pytest
 import generate
 from aws_fakes import FakeAws
 from conftest import Project
-from spark_checks import ON_SPARK_WORKER, cli_in, committed, duckdb_charges, require_spark, spark_charges
+from spark_checks import (
+    ON_SPARK_WORKER,
+    bucket_scheme_on_local_folders,
+    cli_in,
+    committed,
+    duckdb_charges,
+    require_spark,
+    spark_charges,
+)
 
 pytestmark = [pytest.mark.slow, ON_SPARK_WORKER]
 
@@ -48,26 +56,8 @@ EXPORTS = {
 
 @pytest.fixture
 def mount_s3a() -> Iterator[Callable[[str, Path], None]]:
-    """``mount(bucket, folder)``: ``s3a://<bucket>/`` read from a local folder through Hadoop's FileSystem API,
-    as a cluster's own configuration gives the scheme its filesystem (set on the process's Spark context,
-    which another test may have started)."""
-    from pyspark.sql import SparkSession
-
-    spark = SparkSession.getActiveSession() or SparkSession.builder.master("local[2]").getOrCreate()
-    hadoop = spark.sparkContext._jsc.hadoopConfiguration()  # type: ignore[union-attr]
-    keys = ["fs.s3a.impl", "fs.s3a.impl.disable.cache"]
-    hadoop.set("fs.s3a.impl", "org.apache.hadoop.fs.viewfs.ViewFileSystemOverloadScheme")
-    hadoop.set("fs.s3a.impl.disable.cache", "true")  # each bucket's mount table read when it is opened
-
-    def mount(bucket: str, folder: Path) -> None:
-        keys.append(f"fs.viewfs.mounttable.{bucket}.linkFallback")
-        hadoop.set(keys[-1], folder.resolve().as_uri())
-
-    try:
+    with bucket_scheme_on_local_folders("s3a") as mount:
         yield mount
-    finally:
-        for key in keys:
-            hadoop.unset(key)
 
 
 def test_bills_in_a_bucket_are_read_by_spark_in_place(

@@ -26,7 +26,14 @@ import pytest
 import generate_gcp
 from conftest import Project
 from gcp_fakes import storage_emulator
-from spark_checks import ON_SPARK_WORKER, cli_in, duckdb_charges, require_spark, spark_charges
+from spark_checks import (
+    ON_SPARK_WORKER,
+    bucket_scheme_on_local_folders,
+    cli_in,
+    duckdb_charges,
+    require_spark,
+    spark_charges,
+)
 
 pytestmark = [pytest.mark.slow, ON_SPARK_WORKER]
 
@@ -42,27 +49,12 @@ SPARK = (
 
 @pytest.fixture
 def gs_mounted_on(tmp_path: Path) -> Iterator[Path]:
-    """A local folder that ``gs://<BUCKET>/`` reads from through Hadoop's FileSystem API, as a cluster's own
-    configuration gives the scheme its filesystem (set on the process's Spark context, which another test
-    may have started)."""
-    from pyspark.sql import SparkSession
-
+    """A local folder that ``gs://<BUCKET>/`` reads from."""
     folder = tmp_path / "bucket"
     folder.mkdir()
-    spark = SparkSession.getActiveSession() or SparkSession.builder.master("local[2]").getOrCreate()
-    hadoop = spark.sparkContext._jsc.hadoopConfiguration()  # type: ignore[union-attr]
-    settings = {
-        "fs.gs.impl": "org.apache.hadoop.fs.viewfs.ViewFileSystemOverloadScheme",
-        "fs.gs.impl.disable.cache": "true",
-        f"fs.viewfs.mounttable.{BUCKET}.linkFallback": folder.resolve().as_uri(),
-    }
-    for key, value in settings.items():
-        hadoop.set(key, value)
-    try:
+    with bucket_scheme_on_local_folders("gs") as mount:
+        mount(BUCKET, folder)
         yield folder
-    finally:
-        for key in settings:
-            hadoop.unset(key)
 
 
 def test_a_gs_export_is_read_by_spark_in_place(
