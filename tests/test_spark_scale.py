@@ -103,11 +103,12 @@ def test_a_100k_line_month_gives_the_same_allocations_and_outputs_on_spark(
 
 
 def test_a_100k_line_month_reconciles_the_same_on_spark(engines: dict[str, Project], month: Path) -> None:
-    """`reconcile` of the log's first experiments (a month-long main run on a split instance, a concurrent
-    eval run on the same instance), JSON equal on both engines."""
+    """`reconcile` of the log's first two experiments (a month-long main run on a split instance, a
+    concurrent eval run on the same instance), JSON equal on both engines. Each is some 30 s on Spark:
+    the two that share an instance are the case where the engines could differ."""
     with (month / "experiments.jsonl").open(encoding="utf-8") as lines:
-        ids = [json.loads(line)["experiment_id"] for line, _ in zip(lines, range(3), strict=False)]
-    assert ids == ["bench-0000000-a", "bench-0000000-b", "bench-0000004-a"]
+        ids = [json.loads(line)["experiment_id"] for line, _ in zip(lines, range(2), strict=False)]
+    assert ids == ["bench-0000000-a", "bench-0000000-b"]
     duck, spark = cli_in(engines["duckdb"].root), cli_in(engines["spark"].root)
     for experiment in ids:
         expected = duck("reconcile", experiment, "--format", "json")
