@@ -15,8 +15,6 @@ written. Standard library only, shipped to the executors by value.
 from __future__ import annotations
 
 import json
-import sys
-import warnings
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -89,12 +87,6 @@ def merge_patch(original: str | None, patch: str | None) -> str | None:
 
 def register(spark: SparkSession) -> None:
     """The UDF ``trainledger_json_merge_patch`` in the session."""
-    from pyspark import cloudpickle
-    from pyspark.sql.functions import udf
+    from trainledger.warehouse.spark_money import register_by_value
 
-    cloudpickle.register_pickle_by_value(sys.modules[__name__])
-    with warnings.catch_warnings():
-        warnings.simplefilter(
-            "ignore"
-        )  # pyspark reads the (postponed) type hints as a pandas UDF's, and warns
-        spark.udf.register("trainledger_json_merge_patch", udf(merge_patch, "string"))
+    register_by_value(spark, __name__, {"trainledger_json_merge_patch": (merge_patch, "string")})

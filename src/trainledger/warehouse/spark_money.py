@@ -15,6 +15,7 @@ import math
 import re
 import sys
 import warnings
+from collections.abc import Callable
 from decimal import ROUND_HALF_EVEN, Context, Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
@@ -98,18 +99,33 @@ def double_text_each(values: list[float | None] | None) -> list[str | None] | No
     return None if values is None else [double_text(v) for v in values]
 
 
-def register(spark: SparkSession) -> None:
-    """The UDFs ``trainledger_money``, ``trainledger_money_residue`` and those named above in the session."""
+def register_by_value(
+    spark: SparkSession, module: str, udfs: dict[str, tuple[Callable[..., Any], str]]
+) -> None:
+    """Each ``name: (function, Spark type)`` as a UDF of the session, its module shipped to the executors by
+    value (they need not have trainledger installed)."""
     from pyspark import cloudpickle
     from pyspark.sql.functions import udf
 
-    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    cloudpickle.register_pickle_by_value(sys.modules[module])
     with warnings.catch_warnings():
         warnings.simplefilter(
             "ignore"
         )  # pyspark reads the (postponed) type hints as a pandas UDF's, and warns
-        spark.udf.register("trainledger_money", udf(money, MONEY))
-        spark.udf.register("trainledger_money_residue", udf(residue, RESIDUE))
-        spark.udf.register(TEXT, udf(double_text, "STRING"))
-        spark.udf.register(MONEY_EACH, udf(money_each, f"ARRAY<{MONEY}>"))
-        spark.udf.register(TEXT_EACH, udf(double_text_each, "ARRAY<STRING>"))
+        for name, (function, kind) in udfs.items():
+            spark.udf.register(name, udf(function, kind))
+
+
+def register(spark: SparkSession) -> None:
+    """The UDFs ``trainledger_money``, ``trainledger_money_residue`` and those named above in the session."""
+    register_by_value(
+        spark,
+        __name__,
+        {
+            "trainledger_money": (money, MONEY),
+            "trainledger_money_residue": (residue, RESIDUE),
+            TEXT: (double_text, "STRING"),
+            MONEY_EACH: (money_each, f"ARRAY<{MONEY}>"),
+            TEXT_EACH: (double_text_each, "ARRAY<STRING>"),
+        },
+    )
