@@ -24,6 +24,12 @@ from trainledger.cli import cli
 # one Spark session serve them all, and a module's fixture is built once rather than once in each worker.
 ON_SPARK_WORKER = pytest.mark.xdist_group("spark")
 
+# The [warehouse] keys of a test project on Spark: the process's local[2] session, two shuffle partitions.
+SPARK = (
+    'engine = "spark"\nmaster = "local[2]"\n'
+    'spark_conf = { "spark.sql.shuffle.partitions" = "2", "spark.ui.enabled" = "false" }\n'
+)
+
 
 def require_spark() -> None:
     """Skip the calling test module, saying why, where Spark cannot run: no Java 17 or no pyspark."""

@@ -30,6 +30,7 @@ from aws_fakes import FakeAws
 from conftest import Project
 from spark_checks import (
     ON_SPARK_WORKER,
+    SPARK,
     bucket_scheme_on_local_folders,
     cli_in,
     committed,
@@ -43,10 +44,6 @@ pytestmark = [pytest.mark.slow, ON_SPARK_WORKER]
 require_spark()
 
 MONTH_BILLED = Decimal("67353.05311856")  # the generated month's total (tests/test_aws_s3.py)
-SPARK = (
-    'engine = "spark"\nmaster = "local[2]"\n'
-    'spark_conf = { "spark.sql.shuffle.partitions" = "2", "spark.ui.enabled" = "false" }\n'
-)
 EXPORTS = {
     "cur2": ("aws-cur2", "cur/ml-cur2"),
     "legacy": ("aws-cur", "cur/ml-cur"),

@@ -28,6 +28,7 @@ from conftest import Project
 from gcp_fakes import storage_emulator
 from spark_checks import (
     ON_SPARK_WORKER,
+    SPARK,
     bucket_scheme_on_local_folders,
     cli_in,
     duckdb_charges,
@@ -41,10 +42,6 @@ require_spark()
 
 BUCKET = "ml-billing-exports"
 PREFIX = "gcp/november"
-SPARK = (
-    'engine = "spark"\nmaster = "local[2]"\n'
-    'spark_conf = { "spark.sql.shuffle.partitions" = "2", "spark.ui.enabled" = "false" }\n'
-)
 
 
 @pytest.fixture

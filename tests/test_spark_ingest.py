@@ -30,6 +30,7 @@ import generate
 from conftest import REFERENCE, Project
 from spark_checks import (
     ON_SPARK_WORKER,
+    SPARK,
     assert_same_allocations,
     cli_in,
     committed,
@@ -48,10 +49,6 @@ require_spark()
 CUR_CSV = REFERENCE / "aws-cur-sample" / "sample-anonymous-aws-export-dataset.csv"
 CUR_PARQUET = REFERENCE / "aws-cur-workshop" / "Oct2018-WorkshopCUR-00001.snappy.parquet"
 FOCUS_CSV = REFERENCE / "focus-sample" / "FOCUS-1.0" / "focus_sample.csv"
-SPARK = (
-    'engine = "spark"\nmaster = "local[2]"\n'
-    'spark_conf = { "spark.sql.shuffle.partitions" = "2", "spark.ui.enabled" = "false" }\n'
-)
 
 
 def _project(root: Path, engine: str, sources: dict[str, Path]) -> Project:

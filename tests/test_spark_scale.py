@@ -20,6 +20,7 @@ import scale
 from conftest import Project
 from spark_checks import (
     ON_SPARK_WORKER,
+    SPARK,
     assert_same_allocations,
     cli_in,
     duckdb_charges,
@@ -32,10 +33,6 @@ pytestmark = [pytest.mark.slow, ON_SPARK_WORKER]
 require_spark()
 
 ROWS = 100_080  # 139 lanes of 720 hourly rows
-SPARK = (
-    'engine = "spark"\nmaster = "local[2]"\n'
-    'spark_conf = { "spark.sql.shuffle.partitions" = "2", "spark.ui.enabled" = "false" }\n'
-)
 COMMANDS = [
     ("report", "--by", "project,phase,method", "--format", "csv"),
     ("report", "--by", "waste,project", "--format", "csv"),
