@@ -144,6 +144,46 @@ def test_each_configs_sql_settings_reach_its_session_in_a_process_already_runnin
     assert found == ["7", "3"]
 
 
+def test_a_month_small_on_disk_is_not_broadcast_from_its_file_size(tmp_path: Path) -> None:
+    """A bill's parquet compresses some 50 times against Spark's estimate of its rows: a 10M-line month's
+    charge ids looked like 7 MB and were broadcast until the driver ran out of memory. Here 1M charge ids,
+    delta-encoded to about 1 MB on disk, 1M x (8 + 8) bytes = 16 MB as Spark's rows: Spark's default sizing
+    broadcasts them, the session a config opens joins them by sorting."""
+    import random
+
+    import pyarrow as pa
+
+    rng = random.Random(34)
+    ids, at = [], 0
+    for _ in range(1_000_000):
+        at += rng.randint(1, 255)
+        ids.append(at)
+    for name in ("charges", "allocation_refs"):
+        pq.write_table(
+            pa.table({"charge_id": pa.array(ids, pa.int64())}),
+            tmp_path / f"{name}.parquet",
+            use_dictionary=False,
+            column_encoding={"charge_id": "DELTA_BINARY_PACKED"},
+        )
+    assert (tmp_path / "charges.parquet").stat().st_size < 2**21  # on disk, under 2 MB
+    project = Project(tmp_path / "project")
+    project.root.mkdir()
+    project.write_config(SPARK)
+    opened = spark.session(config_module.load(str(project.config)))
+    join = (
+        f"SELECT r.charge_id FROM parquet.`{tmp_path / 'allocation_refs.parquet'}` r "
+        f"JOIN parquet.`{tmp_path / 'charges.parquet'}` c USING (charge_id)"
+    )
+
+    def plan(session: Any) -> str:
+        return str(session.sql(join)._jdf.queryExecution().executedPlan().toString())
+
+    sized_from_disk = opened.newSession()
+    sized_from_disk.conf.set("spark.sql.sources.fileCompressionFactor", "1.0")  # Spark's default
+    assert "BroadcastExchange" in plan(sized_from_disk)
+    assert "BroadcastExchange" not in plan(opened) and "SortMergeJoin" in plan(opened)
+
+
 def test_the_exact_split_holds_at_the_edge_of_sparks_decimal() -> None:
     """Spark's allocate on crafted shares against the rule done by hand in Python: floor of each weighted
     part in units of 1e-12, leftovers one each to the largest remainders (ties by share number)."""
