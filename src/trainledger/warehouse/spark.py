@@ -290,7 +290,7 @@ class SparkWarehouse:
             self.tables.insert(
                 tree.this.name, self._df(tree.expression, args), by_name=bool(tree.args.get("by_name"))
             )
-            self._register_views()
+            self.tables.register(tree.this.name)
             return SparkResult(None)
         if isinstance(tree, exp.Delete):
             where = tree.args["where"].this
@@ -300,7 +300,7 @@ class SparkWarehouse:
                 .where(exp.not_(exp.func("coalesce", where, exp.false())))
             )
             self.tables.replace(tree.this.name, self._df(kept, args))
-            self._register_views()
+            self.tables.register(tree.this.name)
             return SparkResult(None)
         if isinstance(tree, exp.Create):
             table = tree.this.name.lower()
@@ -319,7 +319,8 @@ class SparkWarehouse:
 
     def _register_views(self) -> None:
         """The big tables as temporary views of their names, and the view ``allocations`` over them
-        (a temporary view resolves the views it names when read, so it follows every change)."""
+        (a temporary view resolves the views it names when read, so it follows every change: a statement
+        that changes one table registers that one again, and nothing else)."""
         self.tables.register()
         self.spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW allocations AS {_allocations_view()}")
 

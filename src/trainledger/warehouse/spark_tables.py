@@ -69,6 +69,7 @@ class SparkTables:
         if pointer.exists():
             self.current.update(json.loads(pointer.read_text(encoding="utf-8"))["tables"])
         self.staged: dict[str, DataFrame] = {}
+        self.read: dict[tuple[str, str | None], DataFrame] = {}  # a committed version, read once a command
         self.published: dict[str, str] = {}  # table -> folder already written in this transaction
         if write and self.current["charges"] is None:
             self._adopt_charges()
@@ -98,23 +99,27 @@ class SparkTables:
             return (getattr(cursor, "to_arrow_table", None) or getattr(cursor, "fetch_arrow_table"))()  # noqa: B009
 
     def _typed(self, table: str, df: DataFrame) -> DataFrame:
-        from pyspark.sql import functions as F
-
+        """The rows by position as the table's columns and types: one expression list sent to Spark (a
+        column built in Python is a round trip to the JVM each, hundreds of them in a nightly)."""
         df = df.toDF(*(f"c{i}" for i in range(len(df.columns))))  # by position; a name may hold a dot
-        return df.select([F.col(f"c{i}").cast(t).alias(c) for i, (c, t) in enumerate(self.schemas[table])])
+        return df.selectExpr(*(f"CAST(c{i} AS {t}) AS `{c}`" for i, (c, t) in enumerate(self.schemas[table])))
 
     def df(self, table: str) -> DataFrame:
         if table in self.staged:
             return self.staged[table]
         folder = self.current[table]
-        if folder is None:
-            ddl = ", ".join(f"`{c}` {t}" for c, t in self.schemas[table])
-            return self.spark.createDataFrame([], ddl)
-        return self._typed(table, self.spark.read.parquet(str(self.root / table / folder)))
+        if (table, folder) not in self.read:  # a version's folder never changes once written
+            if folder is None:
+                ddl = ", ".join(f"`{c}` {t}" for c, t in self.schemas[table])
+                self.read[table, folder] = self.spark.createDataFrame([], ddl)
+            else:
+                parquet = self.spark.read.parquet(str(self.root / table / folder))
+                self.read[table, folder] = self._typed(table, parquet)
+        return self.read[table, folder]
 
-    def register(self) -> None:
-        """The current version of each table as a temporary view of its name."""
-        for table in TABLES:
+    def register(self, *tables: str) -> None:
+        """The current version of each table (of ``tables``, else of all) as a temporary view of its name."""
+        for table in tables or TABLES:
             self.df(table).createOrReplaceTempView(table)
 
     def _adopt_charges(self) -> None:
