@@ -16,7 +16,7 @@ from trainledger.warehouse import dialects
 DUCKDB_ONLY = re.compile(
     r"\b(HUGEINT|INT128|EPOCH_MS|TIMESTAMP_MILLIS|LIST_REDUCE|LIST_CONTAINS|GCD|LCM|TO_UNITS|CHARGE_KIND_ID|"
     r"CHARGE_SLOT|CHARGE_NUMBER|DOUBLE_TO_MONEY|FITS_MONEY|UTC_TIME|FINITE_TIME|UNNEST|HASH|REGEXP_FULL_MATCH)\s*\(|"
-    r"'-?infinity'|\bAS INT128\b|\bDIV\b\s+(\w+\.)?total_weight",
+    r"'-?infinity'|\bAS INT128\b|\bDIV\b\s+(\w+\.)?total_weight|\bMATERIALIZED\b",
     re.IGNORECASE,
 )
 

@@ -241,6 +241,18 @@ def test_a_charge_of_zero_is_split_in_equal_ratios(project: Project) -> None:
     assert assert_conforms(project.root / "hour.csv", project.warehouse) == 3
 
 
+def test_a_unit_left_over_goes_to_the_largest_remainder_ties_to_the_first(project: Project) -> None:
+    rows = read_csv(hour_split(project, [gpu_hour("0", "0.5")], TWO_RUNS))
+    # Ratios 0.333333333334, 0.333333333333, 0.333333333333 (above). 0.5 x each: 0.166666666667 exactly, then
+    # 0.1666666666665 twice, floored to 0.166666666666 with equal remainders; the one unit of 1e-12 left over
+    # goes to the second share, the first of the tie.
+    expected = [Decimal("0.166666666667"), Decimal("0.166666666667"), Decimal("0.166666666666")]
+    assert [Decimal(r["ConsumedQuantity"]) for r in rows] == expected
+    assert [Decimal(r["PricingQuantity"]) for r in rows] == expected
+    assert sum(expected) == Decimal("0.5")
+    assert assert_conforms(project.root / "hour.csv", project.warehouse) == 3
+
+
 def test_the_demo_month(nightly_warehouse: Project, tmp_path: Path) -> None:
     for name in ("demo.csv", "demo.parquet"):
         out = export_13(nightly_warehouse.config, "2026-11", tmp_path / name)

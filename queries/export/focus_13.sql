@@ -17,7 +17,9 @@
 -- origin sum to 1) is the share's part of the origin's EffectiveCost, in absolute values (else BilledCost,
 -- else ListCost, for an origin whose EffectiveCost is 0), in units of 1e-12 by the same largest-remainder
 -- rule, so they sum to exactly 1; an origin whose every cost is 0 is split in equal ratios. The units of a
--- ratio are worked out in two steps of 1e6 so that share x 1e12 never leaves HUGEINT.
+-- ratio are worked out in two steps of 1e6 so that share x 1e12 never leaves HUGEINT. The units of the split
+-- charges' rows are export/focus_13_split's (a temporary table made just before, read here by charge, share
+-- and part).
 -- AllocatedMethodId is `trainledger-` and the share's rule (`shared-spread` for a shared charge spread over
 -- attributed cost); AllocatedResourceId / AllocatedResourceName the share's experiment, NULL where it has
 -- none (idle, unattributed, a project's part without a run: the unallocated portion, allocatedresourceid.md);
@@ -31,74 +33,16 @@
 -- ResourceName is the bill's (a GCP instance's name beside its id: the experiment log may name it so).
 -- x_UsageType is the bill's usage type (an off-cloud ledger row's category), which a FOCUS reader's cost
 -- categories read (trainledger's own: connectors/focus.py).
-WITH rows AS (
+WITH quantities AS (
+    -- a charge that is not split is its own origin's only row: its ratio is 1 and its quantities whole
     SELECT
         f.*,
         f.shares > 1 AS allocated,
-        sum(abs(to_units(f."EffectiveCost"))) OVER origin AS e_total,
-        sum(abs(to_units(f."BilledCost"))) OVER origin AS b_total,
-        sum(abs(to_units(f."ListCost"))) OVER origin AS l_total
+        CASE WHEN f.shares > 1 THEN s.r_units ELSE CAST(1000000000000 AS HUGEINT) END AS r_units,
+        CASE WHEN f.shares > 1 THEN s.c_units ELSE abs(to_units(f.consumed_whole)) END AS c_units,
+        CASE WHEN f.shares > 1 THEN s.p_units ELSE abs(to_units(f.pricing_whole)) END AS p_units
     FROM focus_shares($period) f
-    WINDOW origin AS (PARTITION BY f.charge_id, f.part)
-),
-weighted AS (
-    SELECT
-        *,
-        CASE
-            WHEN e_total > 0 THEN abs(to_units("EffectiveCost"))
-            WHEN b_total > 0 THEN abs(to_units("BilledCost"))
-            WHEN l_total > 0 THEN abs(to_units("ListCost"))
-            ELSE CAST(1 AS HUGEINT)
-        END AS w,
-        CASE
-            WHEN e_total > 0 THEN e_total
-            WHEN b_total > 0 THEN b_total
-            WHEN l_total > 0 THEN l_total
-            ELSE CAST(shares AS HUGEINT)
-        END AS w_total
-    FROM rows
-),
-ratio_floor AS (
-    -- floor(w x 1e12 / w_total) = high x 1e6 + (rest x 1e6) // w_total, with rest = (w x 1e6) % w_total
-    SELECT
-        *,
-        (w * 1000000) // w_total * 1000000 + ((w * 1000000) % w_total * 1000000) // w_total AS r_base,
-        ((w * 1000000) % w_total * 1000000) % w_total AS r_rem
-    FROM weighted
-),
-ratios AS (
-    SELECT
-        * EXCLUDE (r_base, r_rem),
-        r_base + CASE
-            WHEN row_number() OVER (PARTITION BY charge_id, part ORDER BY r_rem DESC, share_no)
-                 <= 1000000000000 - sum(r_base) OVER (PARTITION BY charge_id, part) THEN 1 ELSE 0
-        END AS r_units
-    FROM ratio_floor
-),
-quantity_floor AS (
-    -- each quantity's |units| as whole x 1e12 + fraction, so that x r_units stays inside HUGEINT
-    SELECT
-        *,
-        abs(to_units(consumed_whole)) // 1000000000000 * r_units
-            + abs(to_units(consumed_whole)) % 1000000000000 * r_units // 1000000000000 AS c_base,
-        abs(to_units(consumed_whole)) % 1000000000000 * r_units % 1000000000000 AS c_rem,
-        abs(to_units(pricing_whole)) // 1000000000000 * r_units
-            + abs(to_units(pricing_whole)) % 1000000000000 * r_units // 1000000000000 AS p_base,
-        abs(to_units(pricing_whole)) % 1000000000000 * r_units % 1000000000000 AS p_rem
-    FROM ratios
-),
-quantities AS (
-    SELECT
-        *,
-        c_base + CASE
-            WHEN row_number() OVER (PARTITION BY charge_id, part ORDER BY c_rem DESC, share_no)
-                 <= abs(to_units(consumed_whole)) - sum(c_base) OVER (PARTITION BY charge_id, part) THEN 1 ELSE 0
-        END AS c_units,
-        p_base + CASE
-            WHEN row_number() OVER (PARTITION BY charge_id, part ORDER BY p_rem DESC, share_no)
-                 <= abs(to_units(pricing_whole)) - sum(p_base) OVER (PARTITION BY charge_id, part) THEN 1 ELSE 0
-        END AS p_units
-    FROM quantity_floor
+    LEFT JOIN focus_13_split s ON s.charge_id = f.charge_id AND s.part = f.part AND s.share_no = f.share_no
 ),
 described AS (
     SELECT

@@ -55,40 +55,39 @@ split_charges AS (
 -- A split charge's quantity (FOCUS 1.2's share_quantity; 1.3 splits it by its AllocatedRatio) is split in
 -- proportion to each share's weight: its ListCost (else EffectiveCost, else BilledCost: whichever the charge
 -- has) in units of 1e-6, else all on the first share; q_units, a share's part in units of 1e-6, is floored,
--- and the last share takes the exact remainder. The weight and q_units are written out in both sums below
--- and again on the rows (stored), each a stream over the shares.
-split_weights AS (
+-- and the last share takes the exact remainder. The weight and q_units are each defined once, on a stream
+-- of the stored shares that is not materialised (split_shares, split_quantities): DuckDB inlines it where
+-- it is read, so the per-charge sums and the rows each read the shares afresh and nothing holds them whole.
+split_shares AS NOT MATERIALIZED (
     SELECT
-        a.charge_id, count(*) AS shares, max(a.share_no) AS last_share,
-        sum(CASE
-                WHEN x.charge_list_cost <> 0 THEN abs(to_units(a.list_cost)) // 1000000
-                WHEN x.charge_effective_cost <> 0 THEN abs(to_units(a.effective_cost)) // 1000000
-                WHEN x.charge_billed_cost <> 0 THEN abs(to_units(a.billed_cost)) // 1000000
-                ELSE CASE WHEN a.share_no = 1 THEN 1 ELSE 0 END
-            END) AS total_weight
+        *,
+        CASE
+            WHEN charge_list_cost <> 0 THEN abs(to_units(list_cost)) // 1000000
+            WHEN charge_effective_cost <> 0 THEN abs(to_units(effective_cost)) // 1000000
+            WHEN charge_billed_cost <> 0 THEN abs(to_units(billed_cost)) // 1000000
+            ELSE CASE WHEN share_no = 1 THEN 1 ELSE 0 END
+        END AS weight
     FROM allocation_rows a
     JOIN split_charges x USING (charge_id)
     WHERE a.share_no > 0
-    GROUP BY a.charge_id
+),
+split_weights AS (
+    SELECT charge_id, count(*) AS shares, max(share_no) AS last_share, sum(weight) AS total_weight
+    FROM split_shares
+    GROUP BY charge_id
+),
+split_quantities AS NOT MATERIALIZED (
+    SELECT
+        s.*, w.shares, w.last_share,
+        CASE
+            WHEN w.total_weight = 0 THEN CASE WHEN s.share_no = 1 THEN to_units(s.quantity) // 1000000 ELSE 0 END
+            ELSE to_units(s.quantity) // 1000000 * s.weight // w.total_weight
+        END AS q_units
+    FROM split_shares s
+    JOIN split_weights w USING (charge_id)
 ),
 split_units AS (
-    SELECT
-        a.charge_id,
-        sum(CASE
-                WHEN w.total_weight = 0
-                    THEN CASE WHEN a.share_no = 1 THEN to_units(x.quantity) // 1000000 ELSE 0 END
-                ELSE to_units(x.quantity) // 1000000 * CASE
-                    WHEN x.charge_list_cost <> 0 THEN abs(to_units(a.list_cost)) // 1000000
-                    WHEN x.charge_effective_cost <> 0 THEN abs(to_units(a.effective_cost)) // 1000000
-                    WHEN x.charge_billed_cost <> 0 THEN abs(to_units(a.billed_cost)) // 1000000
-                    ELSE CASE WHEN a.share_no = 1 THEN 1 ELSE 0 END
-                END // w.total_weight
-            END) AS total_units
-    FROM allocation_rows a
-    JOIN split_charges x USING (charge_id)
-    JOIN split_weights w USING (charge_id)
-    WHERE a.share_no > 0
-    GROUP BY a.charge_id
+    SELECT charge_id, sum(q_units) AS total_units FROM split_quantities GROUP BY charge_id
 ),
 whole AS (
     -- the charges placed whole: one share each, the charge itself with its tuple's labels
@@ -118,30 +117,17 @@ whole AS (
 stored_units AS (
     -- the stored shares, each with its split charge's columns and its part of the quantity (q_units)
     SELECT
-        a.charge_id, a.share_no, k.source, k.provider, k.billing_period, k.billing_account_id, k.sub_account_id,
-        a.charge_period_start, a.charge_period_end, a.project, a.phase, a.method, a.experiment_id, a.cost_category,
-        k.service_name, k.charge_category, k.pricing_category, a.rule, a.reason, k.currency, a.billed_cost,
-        a.effective_cost, a.list_cost,
-        x.billing_period_start, x.billing_period_end, x.charge_class, x.line_item_type, x.service_category,
-        x.resource_id, x.resource_name, x.resource_type, x.region_id, x.usage_type, x.consumed_unit, x.tags,
-        x.commitment_id, x.host_provider, x.invoice_id, x.origin_period_start, x.origin_period_end, w.shares,
-        coalesce(k.service_name, 'Unknown') AS service, x.quantity, w.last_share, u.total_units,
-        CASE
-            WHEN w.total_weight = 0
-                THEN CASE WHEN a.share_no = 1 THEN to_units(x.quantity) // 1000000 ELSE 0 END
-            ELSE to_units(x.quantity) // 1000000 * CASE
-                WHEN x.charge_list_cost <> 0 THEN abs(to_units(a.list_cost)) // 1000000
-                WHEN x.charge_effective_cost <> 0 THEN abs(to_units(a.effective_cost)) // 1000000
-                WHEN x.charge_billed_cost <> 0 THEN abs(to_units(a.billed_cost)) // 1000000
-                ELSE CASE WHEN a.share_no = 1 THEN 1 ELSE 0 END
-            END // w.total_weight
-        END AS q_units
-    FROM allocation_rows a
+        q.charge_id, q.share_no, k.source, k.provider, k.billing_period, k.billing_account_id, k.sub_account_id,
+        q.charge_period_start, q.charge_period_end, q.project, q.phase, q.method, q.experiment_id, q.cost_category,
+        k.service_name, k.charge_category, k.pricing_category, q.rule, q.reason, k.currency, q.billed_cost,
+        q.effective_cost, q.list_cost,
+        q.billing_period_start, q.billing_period_end, q.charge_class, q.line_item_type, q.service_category,
+        q.resource_id, q.resource_name, q.resource_type, q.region_id, q.usage_type, q.consumed_unit, q.tags,
+        q.commitment_id, q.host_provider, q.invoice_id, q.origin_period_start, q.origin_period_end, q.shares,
+        coalesce(k.service_name, 'Unknown') AS service, q.quantity, q.last_share, u.total_units, q.q_units
+    FROM split_quantities q
     JOIN period_kinds k USING (kind_id)
-    JOIN split_charges x USING (charge_id)
-    JOIN split_weights w USING (charge_id)
     JOIN split_units u USING (charge_id)
-    WHERE a.share_no > 0
 ),
 stored AS (
     SELECT
@@ -187,12 +173,10 @@ category_weights AS (
         JOIN allocation_tuples t USING (tuple_id)
         WHERE r.share_no > 0 AND c.billing_period = period
         UNION ALL
-        SELECT coalesce(k.service_name, 'Unknown'), x.service_category, a.cost_category, x.resource_id,
-               x.resource_type, a.billed_cost
-        FROM allocation_rows a
+        SELECT coalesce(k.service_name, 'Unknown'), s.service_category, s.cost_category, s.resource_id,
+               s.resource_type, s.billed_cost
+        FROM split_shares s
         JOIN period_kinds k USING (kind_id)
-        JOIN split_charges x USING (charge_id)
-        WHERE a.share_no > 0
     )
     GROUP BY ALL
 ),

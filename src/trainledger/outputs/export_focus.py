@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
+from trainledger.connectors import sql_slots
 from trainledger.core import queries
 from trainledger.core.config_labels import LabelsConfig
 from trainledger.core.config_outputs import FOCUS_VERSIONS, FocusVersion
@@ -36,13 +37,15 @@ def _prepared(
     con: Connection, period: str, version: FocusVersion, labels: LabelsConfig | None
 ) -> tuple[str, dict[str, str]]:
     """The version's query and its parameters, once the period is known to have allocations and the rows
-    both versions select from (the table macro ``focus_shares``) are defined."""
+    both versions select from (the table macro ``focus_shares``) are defined; for 1.3, once the split
+    charges' ratios and quantities are in the temporary table ``focus_13_split`` (dropped by ``_query``)."""
     ((known,),) = run(con, "export/period_allocations", {"period": period}).fetchall()
     if not known:
         raise TrainledgerError(f"no allocations for billing period {period}; run `trainledger nightly` first")
     run(con, "export/focus_shares")
     params = {"period": period}
     if version == "1.3":
+        run(con, "export/focus_13_split", params)
         # AllocatedTags are written with the keys attribution reads first, so the file reads back as labels.
         keys = labels or LabelsConfig()
         params |= {"project_key": keys.project[0], "phase_key": keys.phase[0], "method_key": keys.method[0]}
@@ -69,13 +72,23 @@ def _one_thread(con: Connection) -> Iterator[None]:
         con.execute(f"SET threads = {int(threads)}")
 
 
-def _cursor(con: Connection, period: str, version: FocusVersion, labels: LabelsConfig | None) -> Connection:
-    sql, params = _prepared(con, period, version, labels)
-    return con.execute(sql, params)
+@contextmanager
+def _query(
+    con: Connection, period: str, version: FocusVersion, labels: LabelsConfig | None
+) -> Iterator[tuple[str, dict[str, str]]]:
+    """The file's query and parameters (``_prepared``) while the block reads its rows, on one DuckDB thread;
+    after, on error too, the threads as before and FOCUS 1.3's split table dropped (8.2M rows at 1M)."""
+    with _one_thread(con):
+        try:
+            yield _prepared(con, period, version, labels)
+        finally:
+            if version == "1.3":
+                sql_slots.run_filled(con, "ingest/drop_temp_table", name=sql_slots.ident("focus_13_split"))
 
 
 def columns(con: Connection, period: str, version: FocusVersion = "1.2") -> list[str]:
-    return [d[0] for d in _cursor(con, period, version, None).description or []]
+    with _query(con, period, version, None) as (sql, params):
+        return [d[0] for d in con.execute(sql, params).description or []]
 
 
 def _cell(value: object) -> str:
@@ -92,8 +105,8 @@ def csv_pieces(
     con: Connection, period: str, version: FocusVersion = "1.2", labels: LabelsConfig | None = None
 ) -> Iterator[str]:
     """The CSV text 10,000 rows at a time: one row per allocation makes a big month's file large."""
-    with _one_thread(con):
-        cursor = _cursor(con, period, version, labels)
+    with _query(con, period, version, labels) as (sql, params):
+        cursor = con.execute(sql, params)
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow([d[0] for d in cursor.description or []])
@@ -119,8 +132,7 @@ def write(
         return path
     import pyarrow.parquet as pq
 
-    with _one_thread(con):
-        sql, params = _prepared(con, period, version, labels)
+    with _query(con, period, version, labels) as (sql, params):
         relation = con.sql(sql, params=params)
         # DuckDB 2 names it to_arrow_table; 1.x fetch_arrow_table.
         table = (getattr(relation, "to_arrow_table", None) or relation.fetch_arrow_table)()
