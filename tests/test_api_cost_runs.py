@@ -41,6 +41,7 @@ from api_cost_fakes import names_text, page_text
 from conftest import Project
 from site_pages import read
 from spark_checks import ON_SPARK_WORKER, assert_same_allocations, cli_in
+from spark_checks import SPARK as SPARK_KEYS
 from trainledger.cli import cli
 
 DAYS = {
@@ -98,10 +99,7 @@ RUNS = [
     },
 ]
 DUCKDB = '[warehouse]\npath = ".trainledger/ledger.duckdb"\n'
-SPARK = (
-    '[warehouse]\npath = ".trainledger/ledger.duckdb"\nengine = "spark"\nmaster = "local[2]"\n'
-    'spark_conf = { "spark.sql.shuffle.partitions" = "2", "spark.ui.enabled" = "false" }\n'
-)
+SPARK = DUCKDB + SPARK_KEYS
 LEDGER = (
     "date,period_start,period_end,amount,currency,project,phase,method,experiment_id,category,vendor,description,"
     "reference\n,2026-11-03,2026-11-08,1000.00,USD,qwen-coder,train,rl,exp-rl,compute,GPU cloud,8xH100,INV-1\n"

@@ -36,16 +36,14 @@ from conftest import Project
 from examples import init_with, readme_toml
 from generate_clusters import _job_2108
 from spark_checks import ON_SPARK_WORKER, assert_same_allocations, cli_in
+from spark_checks import SPARK as SPARK_KEYS
 from trainledger.cli import cli
 from trainledger.core import config as config_module
 from trainledger.core.errors import ConfigError
 from trainledger.core.rate_card import RateCard
 
 DUCKDB = '[warehouse]\npath = ".trainledger/ledger.duckdb"\n'
-SPARK = (
-    '[warehouse]\npath = ".trainledger/ledger.duckdb"\nengine = "spark"\nmaster = "local[2]"\n'
-    'spark_conf = { "spark.sql.shuffle.partitions" = "2", "spark.ui.enabled" = "false" }\n'
-)
+SPARK = DUCKDB + SPARK_KEYS
 FOCUS_COLUMNS = (
     "BillingAccountId,ChargePeriodStart,ChargePeriodEnd,BilledCost,BillingCurrency,ProviderName,ServiceName,"
     "ServiceCategory,SkuId,PricingQuantity,PricingUnit,ConsumedQuantity,ConsumedUnit,ResourceId,RegionId"

@@ -28,6 +28,7 @@ from spark_checks import (
     spark_allocations,
     spark_charges,
 )
+from spark_checks import SPARK as SPARK_KEYS
 from trainledger.core import config as config_module
 from trainledger.core.errors import ConfigError
 from trainledger.warehouse import dialects, spark, spark_tables
@@ -37,10 +38,7 @@ pytestmark = [pytest.mark.slow, ON_SPARK_WORKER]
 
 require_spark()
 
-SPARK = (
-    '[warehouse]\npath = ".trainledger/ledger.duckdb"\nengine = "spark"\nmaster = "local[2]"\n'
-    'spark_conf = { "spark.sql.shuffle.partitions" = "2", "spark.ui.enabled" = "false" }\n'
-)
+SPARK = '[warehouse]\npath = ".trainledger/ledger.duckdb"\n' + SPARK_KEYS
 COMMANDS = [
     ("report",),
     ("report", "--by", "waste,project"),
