@@ -169,7 +169,7 @@ def test_a_warehouse_from_a_development_build_is_refused_not_patched(
     assert result.exit_code == 1
     assert result.stderr.strip().splitlines() == [
         f"trainledger: error: {project.warehouse}: written by an older trainledger (schema 1, this version "
-        "reads 4): move it aside and run `trainledger nightly` to rebuild it from the sources"
+        "reads 5): move it aside and run `trainledger nightly` to rebuild it from the sources"
     ]
 
 

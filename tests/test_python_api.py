@@ -170,11 +170,13 @@ WRITER = """
 import sys, time, duckdb
 con = duckdb.connect(sys.argv[1])
 con.execute("DELETE FROM allocation_rows WHERE experiment_id = 'exp-opd-0425'")  # committed: in the WAL
-con.execute("DELETE FROM allocation_refs WHERE tuple_id IN "
-            "(SELECT tuple_id FROM allocation_tuples WHERE experiment_id = 'exp-opd-0425')")
+for table in ("allocation_refs", "allocation_cells"):
+    con.execute(f"DELETE FROM {table} WHERE tuple_id IN "
+                "(SELECT tuple_id FROM allocation_tuples WHERE experiment_id = 'exp-opd-0425')")
 con.begin()
 con.execute("DELETE FROM allocation_rows")  # not committed while the reader reads
 con.execute("DELETE FROM allocation_refs")
+con.execute("DELETE FROM allocation_cells")
 print("writing", flush=True)
 sys.stdin.readline()
 con.commit()

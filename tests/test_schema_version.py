@@ -1,4 +1,4 @@
-"""The warehouse carries its schema version: one of schema 2 or 3 (or written before versions were stored) is
+"""The warehouse carries its schema version: one of schema 2, 3 or 4 (or written before versions were stored) is
 brought up to date in place by the next writer and refused by readers until then, one written by a newer
 trainledger is refused with one line, and nothing in it changes."""
 
@@ -17,7 +17,7 @@ from focus_files import FOCUS_CONFIG, experiment, write_focus
 
 # The layout a writer last brought the warehouse to: the digest of the statements that make it.
 LAYOUT = ("layout", hashlib.sha256((ROOT / "queries" / "schema" / "warehouse.sql").read_bytes()).hexdigest())
-META = [LAYOUT, ("schema_version", "4")]
+META = [LAYOUT, ("schema_version", "5")]
 
 
 def stored(project: Project) -> list[tuple[object, ...]]:
@@ -28,7 +28,7 @@ def stored(project: Project) -> list[tuple[object, ...]]:
         con.close()
 
 
-def test_a_new_warehouse_is_stamped_with_schema_4(run: Callable[..., Result], project: Project) -> None:
+def test_a_new_warehouse_is_stamped_with_schema_5(run: Callable[..., Result], project: Project) -> None:
     result = run("nightly")
     assert result.exit_code == 0
     assert stored(project) == META
@@ -52,7 +52,7 @@ def test_a_warehouse_from_before_versions_is_refused_by_readers_and_stamped_by_t
     assert report.exit_code == 1
     assert report.stderr.strip().splitlines() == [
         f"trainledger: error: {project.warehouse}: written by an older trainledger (schema 2, this version "
-        "reads 4): run `trainledger nightly` once to bring it up to date in place (nothing is read again "
+        "reads 5): run `trainledger nightly` once to bring it up to date in place (nothing is read again "
         "from the sources)"
     ]
     assert warehouse_state(project.warehouse) == before  # a reader writes nothing
@@ -68,12 +68,12 @@ def test_a_warehouse_from_a_newer_trainledger_is_refused_and_left_alone(
 ) -> None:
     assert run("nightly").exit_code == 0
     con = duckdb.connect(str(project.warehouse))
-    con.execute("UPDATE trainledger_meta SET value = '5' WHERE key = 'schema_version'")
+    con.execute("UPDATE trainledger_meta SET value = '6' WHERE key = 'schema_version'")
     con.close()
     before = warehouse_state(project.warehouse, ledger=True)
     expected = [
-        f"trainledger: error: {project.warehouse}: written by a newer trainledger (schema 5, this version "
-        "reads 4): upgrade trainledger to read it"
+        f"trainledger: error: {project.warehouse}: written by a newer trainledger (schema 6, this version "
+        "reads 5): upgrade trainledger to read it"
     ]
     for command in (("report",), ("nightly",)):
         result = run(*command)
@@ -151,7 +151,7 @@ def test_a_schema_2_warehouse_is_brought_to_the_provider_table_in_place(
     result = run("nightly")
 
     assert result.exit_code == 0, result.stderr
-    assert f"{project.warehouse}: brought from schema 2 to 4 in place" in result.stderr
+    assert f"{project.warehouse}: brought from schema 2 to 5 in place" in result.stderr
     assert stored(project) == META
     con = duckdb.connect(str(project.warehouse), read_only=True)
     try:
@@ -170,8 +170,8 @@ def test_a_schema_2_warehouse_is_brought_to_the_provider_table_in_place(
         ("azure", "time-window", "exp-az-1", Decimal("18.00")),
         ("oci", "unattributed", "", Decimal("3.50")),
     ]
-    # Only stored shares name a kind: the VM's hours the run cuts; Oracle's charge, whole, is read by reference.
-    assert kinds == [("azure",)]
+    # The kinds of the VM's hours the run cuts and of Oracle's charge, whole, summed into a cell.
+    assert kinds == [("azure",), ("oci",)]
 
 
 def test_a_writer_brings_a_warehouse_made_by_other_statements_up_to_date(
@@ -251,15 +251,16 @@ def test_a_schema_3_warehouse_keeps_its_allocations_and_is_brought_to_allocation
     assert report.exit_code == 1
     assert report.stderr.strip().splitlines() == [
         f"trainledger: error: {project.warehouse}: written by an older trainledger (schema 3, this version "
-        "reads 4): run `trainledger nightly` once to bring it up to date in place (nothing is read again "
+        "reads 5): run `trainledger nightly` once to bring it up to date in place (nothing is read again "
         "from the sources)"
     ]
     result = run("nightly")
 
     assert result.exit_code == 0, result.stderr
     assert [line for line in result.stderr.splitlines() if "brought from schema" in line] == [
-        f"· {project.warehouse}: brought from schema 3 to 4 in place (charges with one share become allocations "
-        "by reference, not copies); the next attribution runs in full"
+        f"· {project.warehouse}: brought from schema 3 to 5 in place (charges with one share become allocations "
+        "by reference, not copies; the charges placed whole summed once per tuple, kind and day, for reports "
+        "and exports); the next attribution runs in full"
     ]
     assert stored(project) == META
     con = duckdb.connect(str(project.warehouse), read_only=True)
@@ -280,3 +281,49 @@ def test_a_schema_3_warehouse_keeps_its_allocations_and_is_brought_to_allocation
         ("oci", "unattributed", "", Decimal("3.50")),
     ]
     assert by_reference == one_share
+
+
+def as_schema_4(path: Path) -> None:
+    """Rewrite a warehouse as schema 4 left it: the charges placed whole by reference only, no cells, and no
+    kind that only they name."""
+    con = duckdb.connect(str(path))
+    try:
+        con.execute("DROP VIEW allocation_days")
+        con.execute("DROP TABLE allocation_cells")
+        con.execute("DELETE FROM charge_kinds WHERE kind_id NOT IN (SELECT kind_id FROM allocation_rows)")
+        con.execute("UPDATE trainledger_meta SET value = '4' WHERE key = 'schema_version'")
+    finally:
+        con.close()
+
+
+def test_a_schema_4_warehouse_is_summed_into_cells_in_place_and_reports_the_same_at_once(
+    run: Callable[..., Result], project: Project
+) -> None:
+    """Schema 4 read every report through the references: a reader refuses it with one line; the next writer
+    (here an `ingest`, which attributes nothing) sums the references into cells in place, and `report` gives
+    the month's figures worked out by hand (the Azure VM's 09:00-10:30 run 18.00, its other 30.00 idle,
+    Oracle's 3.50 unattributed)."""
+    microsoft_and_oracle_month(project)
+    assert run("nightly").exit_code == 0
+    as_schema_4(project.warehouse)
+    refused = run("report")
+
+    assert refused.exit_code == 1
+    assert "(schema 4, this version reads 5): run `trainledger nightly` once" in refused.stderr
+    result = run("ingest")
+
+    assert result.exit_code == 0, result.stderr
+    assert [line for line in result.stderr.splitlines() if "brought from schema" in line] == [
+        f"· {project.warehouse}: brought from schema 4 to 5 in place (the charges placed whole summed once per "
+        "tuple, kind and day, for reports and exports); the next attribution runs in full"
+    ]
+    assert stored(project) == META
+    report = run("report", "--by", "provider,rule,experiment", "--format", "csv")
+    assert report.exit_code == 0, report.stderr
+    lines = report.stdout.splitlines()
+    effective = lines[0].split(",").index("effective_cost")
+    assert [(*line.split(",")[:3], Decimal(line.split(",")[effective])) for line in lines[1:]] == [
+        ("azure", "idle", "", Decimal("30.00")),
+        ("azure", "time-window", "exp-az-1", Decimal("18.00")),
+        ("oci", "unattributed", "", Decimal("3.50")),
+    ]

@@ -1,8 +1,8 @@
 -- Every experiment id the warehouse knows, and whether the experiment log names it (else only allocations
 -- do, from a tag). Grain: experiment id. No parameters.
 -- The allocations' ids are read from the tables behind the view `allocations`: the stored shares', and the
--- tuples of the charges placed whole, without joining every reference to its charge (a reference whose
--- charge a restatement replaced lasts until the next attribution, as a stored share does).
+-- tuples of the cells of the charges placed whole, without joining every reference to its charge (a cell
+-- whose charges a restatement replaced lasts until the next attribution, as a stored share does).
 SELECT experiment_id, bool_or(logged) AS logged
 FROM (
     SELECT experiment_id, TRUE AS logged FROM experiments
@@ -13,7 +13,7 @@ FROM (
     UNION ALL
     SELECT experiment_id, FALSE AS logged
     FROM allocation_tuples
-    WHERE experiment_id IS NOT NULL AND tuple_id IN (SELECT tuple_id FROM allocation_refs WHERE share_no > 0)
+    WHERE experiment_id IS NOT NULL AND tuple_id IN (SELECT tuple_id FROM allocation_cells)
 )
 GROUP BY experiment_id
 ORDER BY experiment_id

@@ -2,8 +2,8 @@
 -- 1 for an unreleased 0.1 development build (text charge ids, charges.source_file, or allocations as a
 -- table rather than the view over allocation_rows), $current for a new empty file (no table of its own yet;
 -- the session's temporary tables aside), 2 for charges without host_provider, 3 without allocation_refs,
--- else 4 (a layout made by schema/warehouse.sql alone, as a test or a tool may make it, whose version was
--- never stamped).
+-- 4 without allocation_cells, else 5 (a layout made by schema/warehouse.sql alone, as a test or a tool may
+-- make it, whose version was never stamped).
 -- Grain: one row. Parameters: $current (the schema version this trainledger writes).
 SELECT CASE
     WHEN EXISTS (
@@ -19,5 +19,6 @@ SELECT CASE
         SELECT 1 FROM information_schema.columns WHERE table_name = 'charges' AND column_name = 'host_provider'
     ) THEN 2
     WHEN NOT EXISTS (SELECT 1 FROM information_schema.tables WHERE table_name = 'allocation_refs') THEN 3
-    ELSE 4
+    WHEN NOT EXISTS (SELECT 1 FROM information_schema.tables WHERE table_name = 'allocation_cells') THEN 4
+    ELSE 5
 END

@@ -13,7 +13,8 @@ there as share 0 and read back (``attribute_split_set``) to get time segments an
 time: ``split_by_windows``); the charges on a ``[[reservations]]`` entry are split again by GPU-time over
 its window (``place_reservations``); with ``shared = "proportional"`` shared charges are then spread
 (``attribute_spread``, ``attribute_spread_charges``, ``attribute_spread_allocate``: the split worked out
-once per distinct amount).
+once per distinct amount); last, the charges placed whole are summed per tuple, kind and day
+(``attribute_cells``), the sums reports and exports read.
 """
 
 from __future__ import annotations
@@ -107,6 +108,7 @@ def attribute(
     params = {"periods": periods}
     run(con, "attribute/clear_periods", params)
     run(con, "attribute/clear_refs", params)
+    run(con, "attribute/clear_cells", params)
     run(con, "attribute/kinds", params)
     run(con, "attribute/resolve")
     run(con, "attribute/log_windows")
@@ -126,6 +128,7 @@ def attribute(
         run(con, "attribute/clear_spread")
         run(con, "attribute/clear_spread_refs")
         run(con, "attribute/spread_allocate")
+    run(con, "attribute/cells", params)
     run(con, "attribute/drop_unused_kinds")
     run(con, "attribute/drop_unused_tuples")
     check_invariant(con, periods)

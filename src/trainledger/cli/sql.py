@@ -20,7 +20,9 @@ def _composed(name: str) -> str | None:
 
         return realize.sets_query(SETS)
     if name == "report/cost_by":
-        return realize.cost_query(parse_dimensions("project,phase,method,category"), None, [], [])
+        return realize.cost_query(
+            parse_dimensions("project,phase,method,category"), None, [], [], by_day=True
+        )
     if name == "export/allocations":
         columns = [c for c in export.CSV_COLUMNS if c not in export.MONEY_COLUMNS]
         return realize.export_query(columns, set(columns))

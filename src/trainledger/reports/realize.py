@@ -7,7 +7,7 @@ the whole without counting a month-long charge (tax, credits, fees) twice. Bucke
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 from decimal import Decimal, localcontext
 from typing import TYPE_CHECKING, Any
 
@@ -88,8 +88,22 @@ def _costs(
     bounds = {"since": since, "until": until, "max_seconds": max_seconds}
     params.update((name, value) for name, value in bounds.items() if value is not None)
     params.update((f"w{i}", value) for i, value in enumerate((where or {}).values()))
-    sql = cost_query(columns, granularity, [n for n in bounds if n in params], list(where or {}))
+    sql = cost_query(
+        columns,
+        granularity,
+        [n for n in bounds if n in params],
+        list(where or {}),
+        by_day=_by_day(granularity, bounds),
+    )
     return con.sql(sql, params=params) if params else con.sql(sql)
+
+
+def _by_day(granularity: str | None, bounds: dict[str, Any]) -> bool:
+    """Whether ``allocation_days`` gives these sums: no hour buckets, no charge length, and bounds that are
+    whole days (a day-truncated start is >= or < a midnight exactly when the start is)."""
+    if granularity == "hour" or bounds.get("max_seconds") is not None:
+        return False
+    return all(v is None or (isinstance(v, date) and not isinstance(v, datetime)) for v in bounds.values())
 
 
 def _places(value: Decimal | None) -> Decimal | None:
@@ -113,9 +127,12 @@ def _column(name: str) -> str:
     return f'"{name}"'
 
 
-def cost_query(columns: list[str], granularity: str | None, bounds: list[str], equal: list[str]) -> str:
+def cost_query(
+    columns: list[str], granularity: str | None, bounds: list[str], equal: list[str], *, by_day: bool = False
+) -> str:
     """``report/cost_by`` for these columns, with the ``bounds`` conditions ($since, $until, $max_seconds)
-    and one equality per column of ``equal`` ($w0, $w1, ...)."""
+    and one equality per column of ``equal`` ($w0, $w1, ...); ``by_day``: summed from ``allocation_days``
+    (see ``_by_day``), not every allocation."""
     select = []
     if granularity:
         unit, label = GRANULARITIES[granularity]
@@ -131,7 +148,7 @@ def cost_query(columns: list[str], granularity: str | None, bounds: list[str], e
         queries.load("report/cost_by")
         .replace("/*dimensions*/", ", ".join(select))
         .replace("/*conditions*/", " AND ".join(conditions))
-        .replace("/*allocations*/", _source(columns))
+        .replace("/*allocations*/", _source(columns, "allocation_days" if by_day else "allocations"))
     )
 
 
@@ -158,48 +175,20 @@ INPUTS = {
 }
 
 
-# The columns of the view ``allocations`` that come from its charge's kind (``charge_kinds``) for a stored
-# share, from the charge for one placed whole; the tuple's (``allocation_tuples``) are the share's own
-# (``allocation_rows``) for a stored share. queries/schema/warehouse.sql defines the view.
-KIND_COLUMNS = frozenset(
-    {
-        "source",
-        "provider",
-        "billing_period",
-        "billing_account_id",
-        "sub_account_id",
-        "service_name",
-        "charge_category",
-        "pricing_category",
-        "currency",
-    }
-)
-TUPLE_COLUMNS = frozenset({"project", "phase", "method", "experiment_id", "cost_category", "rule", "reason"})
-DAY = "date_trunc('day', charge_period_start) AS charge_period_start"
-
-
-def _cells(columns: list[str]) -> tuple[str, str, str]:
-    """The select lists of ``report/cost_by_sets``'s shares (a stored share's own columns, time to the day,
-    and its kind), whole charges (their tuple and the charge's columns, time to the day; currency apart) and
-    cells (every column the sets read)."""
-    inputs = list(dict.fromkeys(i for c in columns for i in INPUTS.get(c, (c,))))
-    timed = {i: DAY if i == "charge_period_start" else _column(i) for i in inputs}
-    own = [timed[i] for i in inputs if i not in KIND_COLUMNS]
-    charge = [timed[i] for i in inputs if i not in TUPLE_COLUMNS and i != "currency"]
-    cells = ["charge_period_start" if i == "charge_period_start" else _column(i) for i in inputs]
-    return ", ".join(["kind_id", *own]), ", ".join(["tuple_id", *charge]), ", ".join(cells)
+def _cells(columns: list[str]) -> str:
+    """The select list of ``report/cost_by_sets``'s cells: every column the sets read (the view
+    ``allocation_days`` holds the day of a charge's start)."""
+    inputs = dict.fromkeys(i for c in columns for i in INPUTS.get(c, (c,)))
+    return ", ".join("charge_period_start" if i == "charge_period_start" else _column(i) for i in inputs)
 
 
 def sets_query(sets: list[Set]) -> str:
     """``report/cost_by_sets`` for these sets of columns."""
     columns = list(dict.fromkeys(c for s in sets for c in s))
     grouping = ", ".join(f"({', '.join([*map(_name, s), 'currency'])})" for s in sets)
-    shares, whole, cells = _cells(columns)
     return (
         queries.load("report/cost_by_sets")
-        .replace("/*share_columns*/", shares)
-        .replace("/*whole_columns*/", whole)
-        .replace("/*cell_columns*/", cells)
+        .replace("/*cell_columns*/", _cells(columns))
         .replace("/*dimensions*/", ", ".join(map(_name, columns)))
         .replace("/*allocations*/", _source(columns, "cells"))
         .replace("/*sets*/", grouping)

@@ -4,7 +4,9 @@ Version 1 was the layout of unreleased 0.1 development builds (text charge ids, 
 version 2 keys charges by number and reads allocations through a view; version 3 names providers by the
 provider table (a FOCUS file's ``Microsoft`` is ``azure``, no longer ``microsoft``) and keeps a charge's
 FOCUS 1.3 host provider; version 4 stores only the shares of split charges and writes a charge with one
-share by reference (``allocation_refs``, ``allocation_tuples``), the view ``allocations`` reading both. A
+share by reference (``allocation_refs``, ``allocation_tuples``), the view ``allocations`` reading both;
+version 5 keeps those charges summed per tuple, kind and day (``allocation_cells``, the view
+``allocation_days``), which reports and exports read. A
 warehouse written before the version was stored is told apart once by its layout
 (``schema/unversioned_layout``). A version with a migration (:data:`MIGRATIONS`) is brought up to date in
 place the next time it is opened for writing, and refused by a reader until then with one line saying so;
@@ -24,13 +26,15 @@ import duckdb
 from trainledger.core import queries
 from trainledger.core.errors import TrainledgerError
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 # Version -> the statements that bring it to the next one, run in one transaction after schema/warehouse
 # (which adds new columns in place). 2 -> 3: the provider ids stored before the provider table, mapped
 # through it, and attribution done again (a charge kind's id hashes its provider). 3 -> 4: the allocations
 # already stored stay readable through the new view (every share a stored row); the next attribution runs in
-# full and writes whole charges by reference.
+# full and writes whole charges by reference. 4 -> 5: the references summed into allocation_cells (their kinds
+# kept in charge_kinds), so reports read the same figures at once; and attribution done again, which writes
+# the cells of a Spark warehouse (these statements reach the DuckDB file only).
 MIGRATIONS: dict[int, tuple[str, ...]] = {
     2: (
         "schema/migrate_v3_charges",
@@ -41,12 +45,14 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "ingest/forget_attribution",
     ),
     3: ("ingest/forget_attribution",),
+    4: ("schema/migrate_v5_kinds", "schema/migrate_v5_cells", "ingest/forget_attribution"),
 }
 
 # Version -> what its migration changed, for the one line a writer prints when it brought a warehouse up.
 CHANGES: dict[int, str] = {
     2: "providers named by the provider table: microsoft is azure, oracle is oci",
     3: "charges with one share become allocations by reference, not copies",
+    4: "the charges placed whole summed once per tuple, kind and day, for reports and exports",
 }
 
 
@@ -110,10 +116,12 @@ def create(con: duckdb.DuckDBPyConnection, path: Path, notify: Callable[[str], N
         raise
     con.commit()
     if version < SCHEMA_VERSION and notify is not None:
-        changes = "; ".join(CHANGES[older] for older in range(version, SCHEMA_VERSION))
+        upgraded = range(version, SCHEMA_VERSION)
+        changes = "; ".join(CHANGES[v] for v in upgraded)
+        again = any("ingest/forget_attribution" in MIGRATIONS[v] for v in upgraded)
         notify(
-            f"{path}: brought from schema {version} to {SCHEMA_VERSION} in place ({changes}); the next "
-            "attribution runs in full"
+            f"{path}: brought from schema {version} to {SCHEMA_VERSION} in place ({changes})"
+            + ("; the next attribution runs in full" if again else "")
         )
 
 

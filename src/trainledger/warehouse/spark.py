@@ -3,7 +3,8 @@
 The pipeline keeps calling what it calls on DuckDB (``run(con, name, params)``, ``con.execute``,
 ``con.sql``); this stand-in for the connection decides where each statement runs. A statement that reads or
 writes the bill's big tables (``charges``, ``charge_kinds``, the allocations' ``allocation_rows``,
-``allocation_tuples`` and ``allocation_refs``, the view ``allocations``),
+``allocation_tuples``, ``allocation_refs`` and ``allocation_cells``, the views ``allocations`` and
+``allocation_days``),
 or a temporary table built on Spark, runs on Spark, transpiled (``warehouse/dialects.py``); everything else
 (the run ledger, the experiment log, label sets, estimates) stays in the DuckDB file. Small tables a Spark
 statement reads go up from DuckDB as temporary views; only a statement's result comes back (a report, an
@@ -40,13 +41,23 @@ if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
-BIG = ("charges", "charge_kinds", "allocation_rows", "allocation_tuples", "allocation_refs")
+BIG = (
+    "charges",
+    "charge_kinds",
+    "allocation_rows",
+    "allocation_tuples",
+    "allocation_refs",
+    "allocation_cells",
+)
+# The views of queries/schema/warehouse.sql over the big tables, defined on Spark too.
+VIEWS = ("allocations", "allocation_days")
 # The stages whose named queries read the bill itself (charges) on Spark.
 SPARK_STAGES = {"attribute", "checks", "report", "export"}
 _WRITES_CHARGES = re.compile(r"\b(INSERT\s+INTO|DELETE\s+FROM|UPDATE)\s+charges\b", re.IGNORECASE)
 _PRECISION_LOSS = "spark.sql.decimalOperations.allowPrecisionLoss"
 _BIG_WORDS = re.compile(
-    r"\b(charges|allocations|allocation_rows|allocation_tuples|allocation_refs|charge_kinds)\b",
+    r"\b(charges|allocations|allocation_days|allocation_rows|allocation_tuples|allocation_refs|allocation_cells|"
+    r"charge_kinds)\b",
     re.IGNORECASE,
 )
 
@@ -212,7 +223,7 @@ class SparkWarehouse:
             self.macros[found[0]] = found[1]
             return SparkResult(None)
         tree = self._inline(tree)
-        big = set(BIG) | {"allocations"} | self.temps
+        big = set(BIG) | set(VIEWS) | self.temps
         if isinstance(tree, exp.Insert | exp.Delete):
             target = tree.this.this.name if isinstance(tree.this, exp.Schema) else tree.this.name
             if target not in big:
@@ -318,15 +329,16 @@ class SparkWarehouse:
         return self.spark.sql(text, args=args)
 
     def _register_views(self) -> None:
-        """The big tables as temporary views of their names, and the view ``allocations`` over them
-        (a temporary view resolves the views it names when read, so it follows every change: a statement
-        that changes one table registers that one again, and nothing else)."""
+        """The big tables as temporary views of their names, and the views ``allocations`` and
+        ``allocation_days`` over them (a temporary view resolves the views it names when read, so it follows
+        every change: a statement that changes one table registers that one again, and nothing else)."""
         self.tables.register()
-        self.spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW allocations AS {_allocations_view()}")
+        for view in VIEWS:
+            self.spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW {view} AS {_view(view)}")
 
     def _upload(self, tree: exp.Expr) -> None:
         """Send the DuckDB tables the statement reads (small by design) up as temporary views."""
-        for table in _tables(tree) - set(BIG) - {"allocations"} - self.temps:
+        for table in _tables(tree) - set(BIG) - set(VIEWS) - self.temps:
             if self.uploaded.get(table) == self.epoch:
                 continue
             self.tables.frame(self.tables.duck_arrow(f'SELECT * FROM "{table}"')).createOrReplaceTempView(
@@ -336,12 +348,12 @@ class SparkWarehouse:
 
 
 @cache
-def _allocations_view() -> str:
-    """The query of the view ``allocations`` (queries/schema/warehouse.sql) as Spark SQL."""
+def _view(name: str) -> str:
+    """The query of the view ``name`` (queries/schema/warehouse.sql) as Spark SQL."""
     view = next(
         s
         for s in sqlglot.parse(queries.load("schema/warehouse"), read="duckdb")
-        if isinstance(s, exp.Create) and s.kind == "VIEW" and s.this.name == "allocations"
+        if isinstance(s, exp.Create) and s.kind == "VIEW" and s.this.name == name
     )
     return dialects.render(view.expression, "spark")[0]
 

@@ -30,7 +30,14 @@ if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
-TABLES = ("charges", "charge_kinds", "allocation_rows", "allocation_tuples", "allocation_refs")
+TABLES = (
+    "charges",
+    "charge_kinds",
+    "allocation_rows",
+    "allocation_tuples",
+    "allocation_refs",
+    "allocation_cells",
+)
 POINTER = "CURRENT.json"
 
 
