@@ -19,7 +19,8 @@
 -- rule, so they sum to exactly 1; an origin whose every cost is 0 is split in equal ratios. The units of a
 -- ratio are worked out in two steps of 1e6 so that share x 1e12 never leaves HUGEINT. The units of the split
 -- charges' rows are export/focus_13_split's (a temporary table made just before, read here by charge, share
--- and part).
+-- and part). The CTEs here are named apart from focus_shares': Spark's SQL lifts the macro's CTEs beside
+-- these, and refuses a name used twice.
 -- AllocatedMethodId is `trainledger-` and the share's rule (`shared-spread` for a shared charge spread over
 -- attributed cost); AllocatedResourceId / AllocatedResourceName the share's experiment, NULL where it has
 -- none (idle, unattributed, a project's part without a run: the unallocated portion, allocatedresourceid.md);
@@ -44,7 +45,7 @@ WITH quantities AS (
     FROM focus_shares($period) f
     LEFT JOIN focus_13_split s ON s.charge_id = f.charge_id AND s.part = f.part AND s.share_no = f.share_no
 ),
-described AS (
+described_13 AS (
     SELECT
         q.*,
         CAST(CAST(q.r_units AS DECIMAL(38, 0)) * CAST('0.000000000001' AS DECIMAL(13, 12)) AS DECIMAL(38, 12))
@@ -126,5 +127,5 @@ SELECT
     "x_CostCategory",
     "x_ChargeId",
     usage_type AS "x_UsageType"
-FROM described
+FROM described_13
 ORDER BY origin_start, charge_id, share_no, part
