@@ -19,7 +19,12 @@
 -- rule, so they sum to exactly 1; an origin whose every cost is 0 is split in equal ratios. The units of a
 -- ratio are worked out in two steps of 1e6 so that share x 1e12 never leaves HUGEINT. The units of the split
 -- charges' rows are export/focus_13_split's (a temporary table made just before, read here by charge, share
--- and part).
+-- and part). Units become a number as a whole part (DECIMAL(25, 0): a quantity below 1e25) and a fraction
+-- (DECIMAL(13, 0) x 1e-12), each sum and product inside 38 digits: Spark, which by default cuts the scale of
+-- a wider result to 6 places (spark.sql.decimalOperations.allowPrecisionLoss), keeps all 12 (issue 34); the
+-- sign is the units' (-1 x a DECIMAL(38, 12) is cut as well), and they are cast to HUGEINT so that Spark
+-- divides them as exact units (its `div` is 64-bit). The CTEs here are named apart from focus_shares':
+-- Spark's SQL lifts the macro's CTEs beside these, and refuses a name used twice.
 -- AllocatedMethodId is `trainledger-` and the share's rule (`shared-spread` for a shared charge spread over
 -- attributed cost); AllocatedResourceId / AllocatedResourceName the share's experiment, NULL where it has
 -- none (idle, unattributed, a project's part without a run: the unallocated portion, allocatedresourceid.md);
@@ -39,22 +44,29 @@ WITH quantities AS (
         f.*,
         f.shares > 1 AS allocated,
         CASE WHEN f.shares > 1 THEN s.r_units ELSE CAST(1000000000000 AS HUGEINT) END AS r_units,
-        CASE WHEN f.shares > 1 THEN s.c_units ELSE abs(to_units(f.consumed_whole)) END AS c_units,
-        CASE WHEN f.shares > 1 THEN s.p_units ELSE abs(to_units(f.pricing_whole)) END AS p_units
+        -- units with the origin's sign (the split's are of its absolute value)
+        CASE
+            WHEN f.shares > 1 THEN CASE WHEN f.consumed_whole < 0 THEN -s.c_units ELSE s.c_units END
+            ELSE to_units(f.consumed_whole)
+        END AS c_units,
+        CASE
+            WHEN f.shares > 1 THEN CASE WHEN f.pricing_whole < 0 THEN -s.p_units ELSE s.p_units END
+            ELSE to_units(f.pricing_whole)
+        END AS p_units
     FROM focus_shares($period) f
     LEFT JOIN focus_13_split s ON s.charge_id = f.charge_id AND s.part = f.part AND s.share_no = f.share_no
 ),
-described AS (
+described_13 AS (
     SELECT
         q.*,
-        CAST(CAST(q.r_units AS DECIMAL(38, 0)) * CAST('0.000000000001' AS DECIMAL(13, 12)) AS DECIMAL(38, 12))
+        CAST(CAST(q.r_units AS DECIMAL(13, 0)) * CAST('0.000000000001' AS DECIMAL(13, 12)) AS DECIMAL(38, 12))
             AS ratio,
-        CASE WHEN q.consumed_whole < 0 THEN -1 ELSE 1 END * CAST(CAST(q.c_units // 1000000000000 AS DECIMAL(38, 0))
-            + CAST(q.c_units % 1000000000000 AS DECIMAL(38, 0)) * CAST('0.000000000001' AS DECIMAL(13, 12))
-            AS DECIMAL(38, 12)) AS consumed_share,
-        CASE WHEN q.pricing_whole < 0 THEN -1 ELSE 1 END * CAST(CAST(q.p_units // 1000000000000 AS DECIMAL(38, 0))
-            + CAST(q.p_units % 1000000000000 AS DECIMAL(38, 0)) * CAST('0.000000000001' AS DECIMAL(13, 12))
-            AS DECIMAL(38, 12)) AS pricing_share,
+        CAST(CAST(CAST(q.c_units AS HUGEINT) // 1000000000000 AS DECIMAL(25, 0))
+             + CAST(q.c_units % 1000000000000 AS DECIMAL(13, 0)) * CAST('0.000000000001' AS DECIMAL(13, 12))
+             AS DECIMAL(38, 12)) AS consumed_share,
+        CAST(CAST(CAST(q.p_units AS HUGEINT) // 1000000000000 AS DECIMAL(25, 0))
+             + CAST(q.p_units % 1000000000000 AS DECIMAL(13, 0)) * CAST('0.000000000001' AS DECIMAL(13, 12))
+             AS DECIMAL(38, 12)) AS pricing_share,
         'trainledger-' || CASE q."x_AllocationRule" WHEN 'shared' THEN 'shared-spread' ELSE q."x_AllocationRule" END
             AS method_id,
         nullif(CAST(to_json(map_from_entries(list_transform(list_filter(
@@ -126,5 +138,5 @@ SELECT
     "x_CostCategory",
     "x_ChargeId",
     usage_type AS "x_UsageType"
-FROM described
+FROM described_13
 ORDER BY origin_start, charge_id, share_no, part

@@ -425,6 +425,27 @@ def table_macro(tree: exp.Expr) -> tuple[str, Macro] | None:
     return None
 
 
+def inline(tree: exp.Expr, macros: dict[str, Macro]) -> exp.Expr:
+    """Replace each call of a table macro of ``macros`` in FROM/JOIN by its body, as a subquery. Spark's SQL
+    (SQLGlot's, as Hive's) lifts the body's CTEs beside the statement's own: a caller names its CTEs apart
+    from the macro's (Spark refuses a name used twice, DUPLICATED_CTE_NAMES)."""
+
+    def substitute(node: exp.Expr) -> exp.Expr:
+        call = node.this if isinstance(node, exp.Table) else None
+        if not isinstance(call, exp.Anonymous) or call.name.lower() not in macros:
+            return node
+        macro = macros[call.name.lower()]
+        args = dict(zip(macro.params, call.expressions, strict=True))
+        body = macro.body.copy().transform(
+            lambda n: (
+                args[n.name].copy() if isinstance(n, exp.Column) and not n.table and n.name in args else n
+            )
+        )
+        return exp.Subquery(this=inline(body, macros), alias=node.args.get("alias"))
+
+    return tree.transform(substitute)
+
+
 def parse(sql: str, dialect: str) -> exp.Expr:
     """One DuckDB statement as ``dialect`` runs it: macros expanded, the engine's rewrites applied."""
     return _rewrite(sqlglot.parse_one(sql, read="duckdb"), dialect)

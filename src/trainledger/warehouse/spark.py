@@ -222,7 +222,7 @@ class SparkWarehouse:
         if found:
             self.macros[found[0]] = found[1]
             return SparkResult(None)
-        tree = self._inline(tree)
+        tree = dialects.inline(tree, self.macros)
         big = set(BIG) | set(VIEWS) | self.temps
         if isinstance(tree, exp.Insert | exp.Delete):
             target = tree.this.this.name if isinstance(tree.this, exp.Schema) else tree.this.name
@@ -256,24 +256,6 @@ class SparkWarehouse:
         finally:
             for name in pulled:
                 self.duck.unregister(name)
-
-    def _inline(self, tree: exp.Expr) -> exp.Expr:
-        """Replace each call of a table macro in FROM/JOIN by its body, as a subquery."""
-
-        def inline(node: exp.Expr) -> exp.Expr:
-            call = node.this if isinstance(node, exp.Table) else None
-            if not isinstance(call, exp.Anonymous) or call.name.lower() not in self.macros:
-                return node
-            macro = self.macros[call.name.lower()]
-            args = dict(zip(macro.params, call.expressions, strict=True))
-            body = macro.body.copy().transform(
-                lambda n: (
-                    args[n.name].copy() if isinstance(n, exp.Column) and not n.table and n.name in args else n
-                )
-            )
-            return exp.Subquery(this=self._inline(body), alias=node.args.get("alias"))
-
-        return tree.transform(inline)
 
     # --- Spark --------------------------------------------------------------------------------------
     def _spark(self, tree: exp.Expr, params: dict[str, Any]) -> SparkResult:
