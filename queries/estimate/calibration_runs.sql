@@ -5,6 +5,8 @@
 -- Grain: experiment x phase. Only succeeded runs of $method whose estimate was priced on GPU $gpu, in the
 -- estimate's currency, and whose providers' bills reach the run's end (reconciled, not provisional).
 -- Parameters: $method (sft, rl, opd, dpo), $gpu (canonical GPU type, e.g. H100).
+-- Reads the allocations by day (the view `allocation_days`: the stored shares and the cells of the
+-- charges placed whole), the same sums as the view `allocations` without joining every charge.
 WITH estimated AS (
     SELECT e.experiment_id, e.ended_at, CAST(r.detail AS JSON) AS d
     FROM experiments e
@@ -29,7 +31,7 @@ flops AS (
 ),
 realized AS (
     SELECT experiment_id, coalesce(phase, 'unknown') AS phase, currency, sum(effective_cost) AS cost
-    FROM allocations
+    FROM allocation_days
     WHERE cost_category = 'compute' AND provider <> 'manual' AND NOT usage_billed(provider)
         AND experiment_id IS NOT NULL
     GROUP BY ALL
@@ -42,7 +44,7 @@ complete AS (
 ),
 provisional AS (
     SELECT DISTINCT a.experiment_id
-    FROM allocations a
+    FROM allocation_days a
     JOIN estimated e USING (experiment_id)
     LEFT JOIN complete c ON c.provider = a.provider
     WHERE a.provider <> 'manual' AND (c.through IS NULL OR c.through < e.ended_at)

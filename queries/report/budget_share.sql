@@ -2,8 +2,10 @@
 -- scope key left NULL does not narrow it. Grain: one row (phase spent, spent).
 -- Parameters: $phase (canonical), $period (YYYY-MM), $currency, $project, $method, $experiment_id
 -- (canonical values, or NULL).
+-- Reads the allocations by day (the view `allocation_days`: the stored shares and the cells of the
+-- charges placed whole), the same sums as the view `allocations` without joining every charge.
 SELECT coalesce(sum(effective_cost) FILTER (WHERE phase = $phase), 0), coalesce(sum(effective_cost), 0)
-FROM allocations
+FROM allocation_days
 WHERE billing_period = $period AND currency = $currency
   AND ($project IS NULL OR project = $project)
   AND ($method IS NULL OR method = $method)
