@@ -20,6 +20,7 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
+import focus_files
 from conftest import Project, demo_config
 from spark_checks import (
     ON_SPARK_WORKER,
@@ -51,22 +52,56 @@ COMMANDS = [
 ]
 
 
+# December's bill: one GPU hour whose quantity uses all 12 decimal places, run on by two experiments (a half
+# hour, then a quarter) and idle for the last quarter, so that attribution splits it into three shares.
+GPU_HOUR = {
+    "BillingPeriodStart": "2026-12-01T00:00:00Z",
+    "BillingPeriodEnd": "2027-01-01T00:00:00Z",
+    "ChargePeriodStart": "2026-12-03T08:00:00Z",
+    "ChargePeriodEnd": "2026-12-03T09:00:00Z",
+    "BilledCost": "55.04",
+    "ResourceId": "i-0gpu",
+    "ConsumedQuantity": "7.123456789012",
+    "ConsumedUnit": "Hrs",
+}
+
+
+def gpu_run(experiment_id: str, method: str, start: str, end: str) -> str:
+    phase = {"phase": "train", "started_at": f"2026-12-03T{start}:00Z", "ended_at": f"2026-12-03T{end}:00Z",
+             "resources": [{"provider": "aws", "resource_id": "i-0gpu", "gpus": 8}]}  # fmt: skip
+    return focus_files.experiment(experiment_id, "qwen-coder", method, [phase])
+
+
 @pytest.fixture(scope="module")
 def engines(tmp_path_factory: pytest.TempPathFactory, demo_files: Path) -> Iterator[dict[str, Project]]:
-    """The demo month through nightly on each engine, in two project folders."""
+    """The demo month through nightly on each engine, in two project folders, with December's GPU hour."""
     projects = {}
     for engine in ("duckdb", "spark"):
         project = Project(tmp_path_factory.mktemp(engine))
         config = demo_config(demo_files, budget=True)
         if engine == "spark":
             config = config.replace('[warehouse]\npath = ".trainledger/ledger.duckdb"\n', SPARK)
+        log = (demo_files / "experiments.jsonl").read_text(encoding="utf-8")
+        log += (
+            gpu_run("exp-sft-1203", "sft", "08:00", "08:30")
+            + "\n"
+            + gpu_run("exp-rl-1203", "rl", "08:30", "08:45")
+        )
+        (project.root / "experiments.jsonl").write_text(log + "\n", encoding="utf-8")
+        config = config.replace(
+            str(demo_files / "experiments.jsonl"), str(project.root / "experiments.jsonl")
+        )
+        focus_files.write_focus(project.root / "december.csv", [GPU_HOUR])
+        config += (
+            f'\n[[sources]]\nname = "gpu-bill"\nkind = "focus"\nuri = "{project.root / "december.csv"}"\n'
+        )
         project.write_config(config.replace('dir = "exports"', f'dir = "{project.root / "exports"}"'))
         # ingest first, in its own command: nightly then attributes charges it did not ingest itself
         assert cli_in(project.root)("ingest").exit_code == 0
         result = cli_in(project.root)("nightly")
         assert result.exit_code == 2, result.stderr  # the demo's budget crosses its 80% threshold
-        # both deliveries already ingested: skipped, on either engine
-        assert result.stdout.count("\tunchanged\n") == 2, result.stdout
+        # the three deliveries already ingested: skipped, on either engine
+        assert result.stdout.count("\tunchanged\n") == 3, result.stdout
         projects[engine] = project
     yield projects
 
@@ -75,7 +110,7 @@ def test_the_bill_read_by_spark_gives_the_charges_duckdb_gives(engines: dict[str
     """Ingest ran on Spark (the files read by Spark, charges its parquet table): every column of every
     charge equals DuckDB's, ids (file slot and row) included."""
     expected = duckdb_charges(engines["duckdb"])
-    assert len(expected) == 2273  # the demo's 2,269 CUR line items and the ledger's 4 rows
+    assert len(expected) == 2274  # the demo's 2,269 CUR line items, the ledger's 4 rows and December's hour
     assert spark_charges(engines["spark"]) == expected
     with duckdb.connect(str(engines["spark"].warehouse), read_only=True) as con:
         assert con.execute("SELECT count(*) FROM charges").fetchone() == (0,)  # none through DuckDB
@@ -127,6 +162,33 @@ def test_the_focus_13_file_is_the_same_on_spark(engines: dict[str, Project]) -> 
     storage = [Decimal(r["ConsumedQuantity"]) for r in allocated[:3]]
     assert sum(storage) == Decimal("113.3333333333") and all(q.as_tuple().exponent == -12 for q in storage)
     assert (engines["spark"].root / "focus-13.csv").read_text(encoding="utf-8") == expected
+
+
+def test_a_split_quantity_keeps_its_12th_place_in_the_focus_12_file_on_spark(
+    engines: dict[str, Project],
+) -> None:
+    """December's GPU hour, its quantity to 12 places, split between two runs and idle: FOCUS 1.2 splits the
+    quantity by the shares' ListCost in units of 1e-6, the last share taking the exact remainder, to the 12th
+    place on either engine (Spark had cut the remainder to 11 places: DECIMAL(38, 12) minus DECIMAL(38, 12))."""
+    for engine, project in engines.items():
+        focus = cli_in(project.root)("export", "--format", "focus", "--period", "2026-12", "--out",
+                                     str(project.root / "focus-december.csv"))  # fmt: skip
+        assert focus.exit_code == 0, (engine, focus.stderr)
+    expected = (engines["duckdb"].root / "focus-december.csv").read_text(encoding="utf-8")
+    # ListCost 55.04 x 30/60, x 15/60 and the idle 15/60: 27.52, 13.76, 13.76, weights of 27,520,000,
+    # 13,760,000 and 13,760,000 units of 1e-6 (of 55,040,000). The quantity in units of 1e-6, floored:
+    # 7,123,456; the first share 7,123,456 x 27,520,000 // 55,040,000 = 3,561,728 (3.561728), the second
+    # 7,123,456 x 13,760,000 // 55,040,000 = 1,780,864 (1.780864), and the last the rest of the quantity:
+    # 7.123456789012 - 3.561728 - 1.780864 = 1.780864789012.
+    assert [
+        (r["x_ExperimentId"], r["x_Phase"], r["ListCost"], r["ConsumedQuantity"], r["PricingQuantity"])
+        for r in csv.DictReader(io.StringIO(expected))
+    ] == [
+        ("exp-sft-1203", "train", "27.52", "3.561728", "3.561728"),
+        ("exp-rl-1203", "train", "13.76", "1.780864", "1.780864"),
+        ("", "idle", "13.76", "1.780864789012", "1.780864789012"),
+    ]
+    assert (engines["spark"].root / "focus-december.csv").read_text(encoding="utf-8") == expected
 
 
 def test_the_provider_table_reaches_spark(engines: dict[str, Project]) -> None:
@@ -320,7 +382,7 @@ def test_a_database_names_the_committed_tables_in_sparks_catalog(
         # the shares of the demo's split charges; its charges placed whole are references (allocation_refs)
         assert len(in_catalog) > 0 and in_catalog == in_folder
         tables = json.loads((root / "CURRENT.json").read_text())["tables"]
-        for table in ("charges", "allocation_refs"):  # the demo's 2,273 charges, most of them placed whole
+        for table in ("charges", "allocation_refs"):  # the 2,274 charges, most of them placed whole
             committed = len(pq.read_table(root / table / tables[table]))
             assert spark.table(f"spark_catalog.ml_ledger.{table}").count() == committed > 1000
         # a run killed before its pointer swap: the catalog still names the committed version
@@ -333,7 +395,7 @@ def test_a_database_names_the_committed_tables_in_sparks_catalog(
         assert named() == (in_catalog, in_folder)
         # a commit that changes allocation_rows: the catalog follows the pointer
         with open_warehouse(config, write=True) as con, transaction(con):
-            run(con, "attribute/clear_periods", {"periods": ["2026-11"]})
+            run(con, "attribute/clear_periods", {"periods": ["2026-11", "2026-12"]})
         in_catalog, in_folder = named()
         assert in_catalog == in_folder == set()
         # a catalog Spark was not configured with: one line naming the key and what to do

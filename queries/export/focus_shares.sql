@@ -13,6 +13,10 @@
 -- integer units of 1e-6 in proportion to the share's ListCost (else EffectiveCost, else BilledCost, in
 -- units of 1e-6; else all on the first share), the last share taking the exact remainder, so that they add
 -- up too. Units of 1e-6 keep quantity x weight inside HUGEINT for GCP byte-seconds (1e17) on large bills.
+-- A share's quantity, in units of 1e-12, becomes a number as a whole part (DECIMAL(25, 0): a quantity below
+-- 1e25) and a fraction (DECIMAL(13, 0) x 1e-12), as in export/focus_13: Spark, which by default cuts the
+-- scale of a wider result (spark.sql.decimalOperations.allowPrecisionLoss: quantity minus the other shares,
+-- both DECIMAL(38, 12), to 11 places), keeps all 12 (issue 34).
 -- A commitment fee (Purchase with a commitment id) whose EffectiveCost is its unused commitment becomes,
 -- as FOCUS 1.2 models it, a Purchase row (BilledCost, EffectiveCost 0) and a Usage row with
 -- CommitmentDiscountStatus "Unused" (BilledCost 0, the EffectiveCost).
@@ -124,20 +128,25 @@ stored_units AS (
         q.billing_period_start, q.billing_period_end, q.charge_class, q.line_item_type, q.service_category,
         q.resource_id, q.resource_name, q.resource_type, q.region_id, q.usage_type, q.consumed_unit, q.tags,
         q.commitment_id, q.host_provider, q.invoice_id, q.origin_period_start, q.origin_period_end, q.shares,
-        coalesce(k.service_name, 'Unknown') AS service, q.quantity, q.last_share, u.total_units, q.q_units
+        coalesce(k.service_name, 'Unknown') AS service, q.quantity,
+        -- the share's quantity in units of 1e-12: its q_units, the last share the exact remainder
+        CASE
+            WHEN q.share_no = q.last_share
+                THEN to_units(q.quantity) - coalesce(u.total_units - q.q_units, 0) * 1000000
+            ELSE q.q_units * 1000000
+        END AS share_units
     FROM split_quantities q
     JOIN period_kinds k USING (kind_id)
     JOIN split_units u USING (charge_id)
 ),
 stored AS (
+    -- units as a number: a whole part (DECIMAL(25, 0)) and a fraction (DECIMAL(13, 0) x 1e-12), as in
+    -- export/focus_13, so that Spark keeps the 12 places (issue 34; see the header)
     SELECT
-        * EXCLUDE (last_share, total_units, q_units),
-        CASE
-            WHEN share_no = last_share
-                THEN quantity - CAST(CAST(coalesce(total_units - q_units, 0) AS DECIMAL(38, 0))
-                                     * CAST('0.000001' AS DECIMAL(38, 6)) AS DECIMAL(38, 12))
-            ELSE CAST(CAST(q_units AS DECIMAL(38, 0)) * CAST('0.000001' AS DECIMAL(38, 6)) AS DECIMAL(38, 12))
-        END AS share_quantity
+        * EXCLUDE (share_units),
+        CAST(CAST(CAST(share_units AS HUGEINT) // 1000000000000 AS DECIMAL(25, 0))
+             + CAST(share_units % 1000000000000 AS DECIMAL(13, 0)) * CAST('0.000000000001' AS DECIMAL(13, 12))
+             AS DECIMAL(38, 12)) AS share_quantity
     FROM stored_units
 ),
 category_weights AS (
