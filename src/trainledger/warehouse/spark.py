@@ -141,9 +141,11 @@ class SparkWarehouse:
         self.macros: dict[str, dialects.Macro] = {}  # table macros, inlined where called
         self.uploaded: dict[str, int] = {}  # DuckDB table -> the DuckDB write epoch it was uploaded at
         self.epoch = 0
+        # the big tables' views (and ``allocations``) registered for the tables' current state: each the first
+        # time a statement names it (registering all at open took a second a command, most reading none)
+        self.views: set[str] = set()
         spark_money.register(self.spark)
         spark_json.register(self.spark)
-        self._register_views()
 
     # --- the DuckDB surface the pipeline uses -------------------------------------------------------
     def __getattr__(self, name: str) -> Any:
@@ -153,7 +155,7 @@ class SparkWarehouse:
 
     def begin(self) -> None:
         self.duck.begin()
-        self.tables.begin()
+        self.views -= self.tables.begin()
 
     def commit(self) -> None:
         self.tables.commit(self.write)  # Spark's tables first: their pointer swap is the commit point
@@ -161,7 +163,7 @@ class SparkWarehouse:
 
     def rollback(self) -> None:
         self.tables.rollback()
-        self._register_views()
+        self.views.clear()
         self.duck.rollback()
 
     def close(self) -> None:
@@ -290,7 +292,7 @@ class SparkWarehouse:
             self.tables.insert(
                 tree.this.name, self._df(tree.expression, args), by_name=bool(tree.args.get("by_name"))
             )
-            self.tables.register(tree.this.name)
+            self.views.discard(tree.this.name.lower())
             return SparkResult(None)
         if isinstance(tree, exp.Delete):
             where = tree.args["where"].this
@@ -300,7 +302,7 @@ class SparkWarehouse:
                 .where(exp.not_(exp.func("coalesce", where, exp.false())))
             )
             self.tables.replace(tree.this.name, self._df(kept, args))
-            self.tables.register(tree.this.name)
+            self.views.discard(tree.this.name.lower())
             return SparkResult(None)
         if isinstance(tree, exp.Create):
             table = tree.this.name.lower()
@@ -315,14 +317,23 @@ class SparkWarehouse:
 
     def _df(self, tree: exp.Expr, args: dict[str, Any] | None) -> DataFrame:
         text, _ = dialects.render(tree, "spark")
+        self._register_views({word.lower() for word in _BIG_WORDS.findall(text)})
         return self.spark.sql(text, args=args)
 
-    def _register_views(self) -> None:
-        """The big tables as temporary views of their names, and the view ``allocations`` over them
-        (a temporary view resolves the views it names when read, so it follows every change: a statement
-        that changes one table registers that one again, and nothing else)."""
-        self.tables.register()
-        self.spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW allocations AS {_allocations_view()}")
+    def _register_views(self, named: set[str]) -> None:
+        """The big tables a statement names (any mention in its Spark text: one too many costs a view, one
+        too few an error) as temporary views of their names, if not yet registered for the tables' current
+        state, and the view ``allocations`` over all five. A temporary view resolves the views it names when
+        read, so ``allocations`` follows every change: a statement that changes one table only unregisters
+        that one, registered again when a statement next names it."""
+        whole = "allocations" in named
+        for table in BIG:
+            if (whole or table in named) and table not in self.views:
+                self.tables.register(table)
+                self.views.add(table)
+        if whole and "allocations" not in self.views:
+            self.spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW allocations AS {_allocations_view()}")
+            self.views.add("allocations")
 
     def _upload(self, tree: exp.Expr) -> None:
         """Send the DuckDB tables the statement reads (small by design) up as temporary views."""
