@@ -7,7 +7,8 @@ writes the bill's big tables (``charges``, ``charge_kinds``, the allocations' ``
 or a temporary table built on Spark, runs on Spark, transpiled (``warehouse/dialects.py``); everything else
 (the run ledger, the experiment log, label sets, estimates) stays in the DuckDB file. Small tables a Spark
 statement reads go up from DuckDB as temporary views; only a statement's result comes back (a report, an
-export's sums, a check), never a month of rows.
+export's sums, a check), never a month of rows. A CTE the query marks ``MATERIALIZED`` is computed once
+(a checkpointed temporary view) where Spark would inline it at every reference.
 
 Writes to the big tables are staged in the Spark session and reach storage on commit only, each table in a
 new location and then the pointer swapped (``warehouse/spark_tables.py``): a killed run leaves the previous
@@ -316,9 +317,33 @@ class SparkWarehouse:
         return SparkResult(_arrow(self._df(tree, args)))
 
     def _df(self, tree: exp.Expr, args: dict[str, Any] | None) -> DataFrame:
+        tree = self._materialize(tree, args)
         text, _ = dialects.render(tree, "spark")
         self._register_views({word.lower() for word in _BIG_WORDS.findall(text)})
         return self.spark.sql(text, args=args)
+
+    def _materialize(self, query: exp.Expr, args: dict[str, Any] | None) -> exp.Expr:
+        """Each CTE marked ``MATERIALIZED`` computed once, as a checkpointed temporary view read in its place:
+        Spark inlines a CTE at every reference and computes it again each time."""
+        ctes = query.args.get("with_")
+        if not isinstance(ctes, exp.With) or not any(c.meta.get("materialized") for c in ctes.expressions):
+            return query
+        query = query.copy()
+        ctes = query.args["with_"]
+        for i, cte in enumerate(ctes.expressions):
+            if not cte.meta.get("materialized"):
+                continue
+            body = exp.select("*").from_(cte.this.copy().subquery("m"))
+            if i:
+                body.set("with_", exp.With(expressions=[c.copy() for c in ctes.expressions[:i]]))
+            used = {p.name for p in body.find_all(exp.Placeholder)}
+            name = f"materialized_{cte.alias_or_name.lower()}"
+            self._df(
+                body, {k: v for k, v in (args or {}).items() if k in used} or None
+            ).localCheckpoint().createOrReplaceTempView(name)
+            cte.set("this", exp.select("*").from_(name))
+            cte.meta.pop("materialized")
+        return query
 
     def _register_views(self, named: set[str]) -> None:
         """The big tables a statement names (any mention in its Spark text: one too many costs a view, one
