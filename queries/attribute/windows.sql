@@ -20,8 +20,10 @@
 -- so does a charge billed for usage (`usage_billed`: an LLM API's day), which is unattributed there
 -- when untagged: nobody paid for capacity that went unused.
 -- A tagged segment covered only by runs of another project keeps the tag, without an experiment.
+-- The steps read more than once are MATERIALIZED: computed once on Spark too, which otherwise inlines a CTE
+-- at every use (warehouse/spark.py; the inlined plan held 154 joins).
 CREATE OR REPLACE TEMP TABLE shares AS
-WITH pairs AS (
+WITH pairs AS MATERIALIZED (
     SELECT
         r.charge_id, r.rule, r.project AS r_project, r.phase AS r_phase, r.method AS r_method, r.reason,
         r.cost_category, r.resource_id, r.billing_period, r.provider, r.charge_period_start AS c_start,
@@ -39,7 +41,7 @@ WITH pairs AS (
       AND (r.rule = 'unattributed'
            OR (r.rule IN ('tag', 'inventory') AND r.experiment_id IS NULL AND r.project IS NOT NULL))
 ),
-candidates AS (
+candidates AS MATERIALIZED (
     SELECT
         charge_id, any_value(rule) AS rule, any_value(r_project) AS project, any_value(r_phase) AS phase,
         any_value(r_method) AS method, any_value(reason) AS reason, any_value(cost_category) AS cost_category,
@@ -66,7 +68,7 @@ owned AS (
     FROM candidates c
     LEFT JOIN tag_owners t USING (resource_id, billing_period)
 ),
-cpairs AS (
+cpairs AS MATERIALIZED (
     SELECT p.* FROM pairs p SEMI JOIN candidates c USING (charge_id) WHERE p.overlapping
 ),
 bounds AS (
@@ -78,31 +80,31 @@ bounds AS (
     UNION
     SELECT charge_id, least(ended_at, c_end) FROM cpairs
 ),
-segments AS (
+segments AS MATERIALIZED (
     SELECT charge_id, seg_start, seg_end, CAST(epoch_ms(seg_end) - epoch_ms(seg_start) AS HUGEINT) AS ms
     FROM (
         SELECT charge_id, t AS seg_start, lead(t) OVER (PARTITION BY charge_id ORDER BY t) AS seg_end FROM bounds
     )
     WHERE seg_end IS NOT NULL
 ),
-active AS (
+active AS MATERIALIZED (
     SELECT s.charge_id, s.seg_start, s.seg_end, s.ms, p.experiment_id, p.w_phase, p.w_project, p.w_method,
            p.gpus, p.matches
     FROM segments s
     JOIN cpairs p ON p.charge_id = s.charge_id AND p.started_at <= s.seg_start AND p.ended_at >= s.seg_end
 ),
-segment_state AS (
+segment_state AS MATERIALIZED (
     SELECT charge_id, seg_start, bool_or(matches) AS any_match,
            coalesce(max(CASE WHEN matches THEN gpus END), 0) > 0 AS by_gpus
     FROM active
     GROUP BY charge_id, seg_start
 ),
-weighted AS (
+weighted AS MATERIALIZED (
     SELECT a.*, CAST(CASE WHEN st.by_gpus THEN a.gpus ELSE 1 END AS HUGEINT) AS g
     FROM active a JOIN segment_state st USING (charge_id, seg_start)
     WHERE a.matches
 ),
-segment_totals AS (
+segment_totals AS MATERIALIZED (
     SELECT charge_id, seg_start, sum(g) AS total FROM weighted GROUP BY charge_id, seg_start
 ),
 denominators AS (
@@ -112,7 +114,7 @@ denominators AS (
     FROM segment_totals
     GROUP BY charge_id
 ),
-scale AS (
+scale AS MATERIALIZED (
     SELECT c.charge_id, coalesce(d.d, 1) <= 1000000000 AS exact,
            CASE WHEN coalesce(d.d, 1) <= 1000000000 THEN coalesce(d.d, 1) ELSE 720720 END AS d
     FROM candidates c LEFT JOIN denominators d USING (charge_id)

@@ -71,7 +71,8 @@ SPARK_REWRITES = {
     "CAST(json(text) AS MAP(...))": "from_json(text, 'map<string,string>')",
     "json_valid(x), json_type(x)": "get_json_object(x, '$') IS NOT NULL; 'OBJECT' when json_object_keys(x) "
     "is not NULL",
-    "WITH ... AS [NOT] MATERIALIZED": "a plain CTE (Spark decides what to reuse)",
+    "WITH ... AS [NOT] MATERIALIZED": 'a plain CTE (Spark decides what to reuse); with engine = "spark", '
+    "one of the statement's own WITH marked MATERIALIZED is computed once beforehand and read in its place",
     "DISTINCT ON (alias, ...)": "the aliased expressions (SQLGlot's window over them; Spark refuses an alias there)",
     "json_merge_patch(a, b)": "trainledger_json_merge_patch(a, b), a Python UDF doing what DuckDB's does "
     "(warehouse/spark_json.py: Spark's JSON functions read an object as a map of one type, so nested values "
@@ -238,6 +239,8 @@ def _spark_rewrite(node: exp.Expr) -> exp.Expr:
     if isinstance(node, exp.Select) and any(s.args.get("replace") for s in node.find_all(exp.Star)):
         return _replace_star(node)
     if isinstance(node, exp.CTE) and node.args.get("materialized") is not None:
+        # Spark's SQL has no such keyword: a plain CTE, marked for warehouse/spark.py to compute once
+        node.meta["materialized"] = bool(node.args["materialized"])
         node.set("materialized", None)
         return node
     if isinstance(node, exp.IntDiv) and _units(node):

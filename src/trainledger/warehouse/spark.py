@@ -8,7 +8,8 @@ writes the bill's big tables (``charges``, ``charge_kinds``, the allocations' ``
 or a temporary table built on Spark, runs on Spark, transpiled (``warehouse/dialects.py``); everything else
 (the run ledger, the experiment log, label sets, estimates) stays in the DuckDB file. Small tables a Spark
 statement reads go up from DuckDB as temporary views; only a statement's result comes back (a report, an
-export's sums, a check), never a month of rows.
+export's sums, a check), never a month of rows. A CTE the query marks ``MATERIALIZED`` is computed once
+(a checkpointed temporary view) where Spark would inline it at every reference.
 
 Writes to the big tables are staged in the Spark session and reach storage on commit only, each table in a
 new location and then the pointer swapped (``warehouse/spark_tables.py``): a killed run leaves the previous
@@ -49,8 +50,11 @@ BIG = (
     "allocation_refs",
     "allocation_cells",
 )
-# The views of queries/schema/warehouse.sql over the big tables, defined on Spark too.
-VIEWS = ("allocations", "allocation_days")
+# The views of queries/schema/warehouse.sql over the big tables, defined on Spark too, and the tables each reads.
+VIEWS = {
+    "allocations": ("charges", "charge_kinds", "allocation_rows", "allocation_tuples", "allocation_refs"),
+    "allocation_days": ("charge_kinds", "allocation_rows", "allocation_tuples", "allocation_cells"),
+}
 # The stages whose named queries read the bill itself (charges) on Spark.
 SPARK_STAGES = {"attribute", "checks", "report", "export"}
 _WRITES_CHARGES = re.compile(r"\b(INSERT\s+INTO|DELETE\s+FROM|UPDATE)\s+charges\b", re.IGNORECASE)
@@ -152,9 +156,11 @@ class SparkWarehouse:
         self.macros: dict[str, dialects.Macro] = {}  # table macros, inlined where called
         self.uploaded: dict[str, int] = {}  # DuckDB table -> the DuckDB write epoch it was uploaded at
         self.epoch = 0
+        # the big tables' views (and those of ``VIEWS``) registered for the tables' current state: each the first
+        # time a statement names it (registering all at open took a second a command, most reading none)
+        self.views: set[str] = set()
         spark_money.register(self.spark)
         spark_json.register(self.spark)
-        self._register_views()
 
     # --- the DuckDB surface the pipeline uses -------------------------------------------------------
     def __getattr__(self, name: str) -> Any:
@@ -164,7 +170,7 @@ class SparkWarehouse:
 
     def begin(self) -> None:
         self.duck.begin()
-        self.tables.begin()
+        self.views -= self.tables.begin()
 
     def commit(self) -> None:
         self.tables.commit(self.write)  # Spark's tables first: their pointer swap is the commit point
@@ -172,7 +178,7 @@ class SparkWarehouse:
 
     def rollback(self) -> None:
         self.tables.rollback()
-        self._register_views()
+        self.views.clear()
         self.duck.rollback()
 
     def close(self) -> None:
@@ -283,7 +289,7 @@ class SparkWarehouse:
             self.tables.insert(
                 tree.this.name, self._df(tree.expression, args), by_name=bool(tree.args.get("by_name"))
             )
-            self.tables.register(tree.this.name)
+            self.views.discard(tree.this.name.lower())
             return SparkResult(None)
         if isinstance(tree, exp.Delete):
             where = tree.args["where"].this
@@ -293,7 +299,7 @@ class SparkWarehouse:
                 .where(exp.not_(exp.func("coalesce", where, exp.false())))
             )
             self.tables.replace(tree.this.name, self._df(kept, args))
-            self.tables.register(tree.this.name)
+            self.views.discard(tree.this.name.lower())
             return SparkResult(None)
         if isinstance(tree, exp.Create):
             table = tree.this.name.lower()
@@ -307,16 +313,49 @@ class SparkWarehouse:
         return SparkResult(_arrow(self._df(tree, args)))
 
     def _df(self, tree: exp.Expr, args: dict[str, Any] | None) -> DataFrame:
+        tree = self._materialize(tree, args)
         text, _ = dialects.render(tree, "spark")
+        self._register_views({word.lower() for word in _BIG_WORDS.findall(text)})
         return self.spark.sql(text, args=args)
 
-    def _register_views(self) -> None:
-        """The big tables as temporary views of their names, and the views ``allocations`` and
-        ``allocation_days`` over them (a temporary view resolves the views it names when read, so it follows
-        every change: a statement that changes one table registers that one again, and nothing else)."""
-        self.tables.register()
+    def _materialize(self, query: exp.Expr, args: dict[str, Any] | None) -> exp.Expr:
+        """Each CTE marked ``MATERIALIZED`` computed once, as a checkpointed temporary view read in its place:
+        Spark inlines a CTE at every reference and computes it again each time."""
+        ctes = query.args.get("with_")
+        if not isinstance(ctes, exp.With) or not any(c.meta.get("materialized") for c in ctes.expressions):
+            return query
+        query = query.copy()
+        ctes = query.args["with_"]
+        for i, cte in enumerate(ctes.expressions):
+            if not cte.meta.get("materialized"):
+                continue
+            body = exp.select("*").from_(cte.this.copy().subquery("m"))
+            if i:
+                body.set("with_", exp.With(expressions=[c.copy() for c in ctes.expressions[:i]]))
+            used = {p.name for p in body.find_all(exp.Placeholder)}
+            name = f"materialized_{cte.alias_or_name.lower()}"
+            self._df(
+                body, {k: v for k, v in (args or {}).items() if k in used} or None
+            ).localCheckpoint().createOrReplaceTempView(name)
+            cte.set("this", exp.select("*").from_(name))
+            cte.meta.pop("materialized")
+        return query
+
+    def _register_views(self, named: set[str]) -> None:
+        """The big tables a statement names (any mention in its Spark text: one too many costs a view, one
+        too few an error) as temporary views of their names, if not yet registered for the tables' current
+        state, and the views of ``VIEWS`` it names over the tables each reads. A temporary view resolves the
+        views it names when read, so ``allocations`` follows every change: a statement that changes one table
+        only unregisters that one, registered again when a statement next names it."""
+        needed = (named & set(BIG)) | {t for view, tables in VIEWS.items() if view in named for t in tables}
+        for table in BIG:
+            if table in needed and table not in self.views:
+                self.tables.register(table)
+                self.views.add(table)
         for view in VIEWS:
-            self.spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW {view} AS {_view(view)}")
+            if view in named and view not in self.views:
+                self.spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW {view} AS {_view(view)}")
+                self.views.add(view)
 
     def _upload(self, tree: exp.Expr) -> None:
         """Send the DuckDB tables the statement reads (small by design) up as temporary views."""

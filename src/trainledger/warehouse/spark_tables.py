@@ -143,10 +143,13 @@ class SparkTables:
         self.staged["charges"] = self._typed("charges", self.spark.read.parquet(str(target)))
 
     # --- a transaction ------------------------------------------------------------------------------
-    def begin(self) -> None:
-        """Start from the committed tables; charges adopted from the DuckDB file are kept."""
-        for table in [t for t in self.staged if t not in self.published]:
+    def begin(self) -> set[str]:
+        """Start from the committed tables; charges adopted from the DuckDB file are kept. The tables whose
+        staged rows were dropped (their views, if registered, are stale)."""
+        dropped = {t for t in self.staged if t not in self.published}
+        for table in dropped:
             del self.staged[table]
+        return dropped
 
     def insert(self, table: str, rows: DataFrame, by_name: bool = False) -> None:
         """Append the statement's rows, by position as DuckDB's INSERT without a column list, or ``by_name``
