@@ -1,4 +1,5 @@
-"""Peak RSS of the process while each statement of `trainledger attribute` runs, highest first.
+"""Peak RSS of the process while each statement of `trainledger attribute` runs, highest first, with its
+wall time.
 
 Run in a folder with a trainledger.toml and an ingested warehouse (bench-data/<rows>/run after
 bench/run.py): ``python bench/attribute_memory.py``. The command runs in this process; a thread samples
@@ -19,6 +20,7 @@ from trainledger.cli import main as cli
 
 running = ["(start)"]
 peaks: dict[str, int] = {}
+seconds: dict[str, float] = {}
 done = threading.Event()
 
 
@@ -41,7 +43,11 @@ def main() -> None:
 
     def named(con: Any, name: str, *args: Any, **kwargs: Any) -> Any:
         running[0] = name
-        return run(con, name, *args, **kwargs)
+        start = time.perf_counter()
+        try:
+            return run(con, name, *args, **kwargs)
+        finally:
+            seconds[name] = seconds.get(name, 0.0) + time.perf_counter() - start
 
     allocations.run = named
     threading.Thread(target=sample, daemon=True).start()
@@ -50,7 +56,7 @@ def main() -> None:
         cli()
     done.set()
     for name, peak in sorted(peaks.items(), key=lambda kv: -kv[1])[:10]:
-        print(f"{peak:6d} MiB  {name}")
+        print(f"{peak:6d} MiB {seconds.get(name, 0.0):7.2f} s  {name}")
 
 
 if __name__ == "__main__":
