@@ -63,11 +63,12 @@ postmortem-screenshot: demo
 	@echo "look at $(DEMO)/postmortem-*-1280.png and $(DEMO)/postmortem-*-600.png"
 
 # Every test, on both cores (pytest-xdist): one at a time the suite takes some 13 minutes here. The Spark tests
-# share one worker (--dist loadgroup, xdist_group "spark"): one JVM, and each Spark fixture built once.
+# share one worker (--dist loadgroup, xdist_group "spark"): one JVM, and each Spark fixture built once. The
+# 25 slowest tests are listed at the end, to see where CI's time goes.
 # The two venvs install side by side: on a fresh clone 55 s and 33 s one after the other, 70 s side by side.
 test:
 	$(MAKE) -j2 $(STAMP) $(if $(FOCUS_PYTHON),$(FOCUS_STAMP))
-	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup --durations=25
 
 # The everyday tier: every test but those marked slow (scale, Spark, browser, fuzz, concurrency, crash
 # safety, dead servers), on both cores (pytest-xdist). `make test` still runs them all.
