@@ -88,3 +88,49 @@ def test_the_generated_files_are_the_same_every_time(tmp_path: Path) -> None:
     first = scale.write_month(tmp_path / "a", 7_200)
     second = scale.write_month(tmp_path / "b", 7_200)
     assert [f.read_bytes() for f in first] == [f.read_bytes() for f in second]
+
+
+# Every column of the view `allocation_days`, the start as its day: what a report can group by.
+DAY_COLUMNS = (
+    "source, provider, billing_period, billing_account_id, sub_account_id, date_trunc('day', charge_period_start), "
+    "project, phase, method, experiment_id, cost_category, service_name, charge_category, pricing_category, rule, "
+    "reason, currency"
+)
+
+
+def test_cells_summed_a_file_at_a_time_give_what_every_charge_sums_to(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Attribution sums the charges placed whole into cells a range of files at a time. With every file a range
+    of its own, a (tuple, kind, day) with charges in two files has a cell in each, and the allocations by day
+    still sum to what the allocations, charge by charge (the view `allocations`, no cells), sum to."""
+    monkeypatch.setattr(scale, "FILE_ROWS", 7_000)  # lanes of 720 hours cut across files
+    monkeypatch.setattr(allocations, "CELL_SLICE", 1)
+    files = scale.write_month(tmp_path, 21_600)
+    scale.write_log(tmp_path / "experiments.jsonl", 21_600)
+    config = Config.model_validate(
+        {
+            "warehouse": {"path": str(tmp_path / "ledger.duckdb")},
+            "sources": [{"name": "cur", "kind": "aws-cur2", "uri": str(tmp_path / "cur" / "bench-cur2")}],
+            "experiments": {"uri": str(tmp_path / "experiments.jsonl")},
+        }
+    )
+    ingest(config, Silent())
+    with open_warehouse(config, write=True) as con, transaction(con):
+        allocations.attribute(con, config, Silent())
+        by_day = con.execute(
+            f"SELECT {DAY_COLUMNS}, sum(billed_cost), sum(effective_cost), sum(list_cost) FROM allocation_days "
+            "GROUP BY ALL ORDER BY ALL"
+        ).fetchall()
+        by_charge = con.execute(
+            f"SELECT {DAY_COLUMNS}, sum(billed_cost), sum(effective_cost), sum(list_cost) FROM allocations "
+            "GROUP BY ALL ORDER BY ALL"
+        ).fetchall()
+        (cells, groups, charges) = con.execute(
+            "SELECT count(*), count(DISTINCT (tuple_id, kind_id, charge_day)), sum(charges) FROM allocation_cells"
+        ).fetchone() or (0, 0, 0)
+        (whole,) = con.execute("SELECT count(*) FROM allocation_refs WHERE share_no = 1").fetchone() or (0,)
+    assert len(files) == 4
+    assert by_day == by_charge
+    assert cells > groups  # some groups span files: one cell per file
+    assert charges == whole

@@ -305,7 +305,9 @@ CREATE TABLE IF NOT EXISTS allocation_refs (
 
 -- The charges placed whole, summed per tuple, kind and UTC day of the charge: what reports and exports sum
 -- (about 3% of the references at 10M charges), written once per attribution (attribute/cells) so a report
--- does not join every reference with its charge again. `charges` counts them. Grain: tuple × kind × day.
+-- does not join every reference with its charge again. `charges` counts them. Written a range of charge
+-- files at a time (about 10M charges each), so a group with charges in two ranges has a cell in each: readers
+-- sum them. Grain: tuple × kind × day × range of files.
 CREATE TABLE IF NOT EXISTS allocation_cells (
     tuple_id UBIGINT NOT NULL,                  -- allocation_tuples
     kind_id UBIGINT NOT NULL,                   -- charge_kinds

@@ -14,7 +14,7 @@ time: ``split_by_windows``); the charges on a ``[[reservations]]`` entry are spl
 its window (``place_reservations``); with ``shared = "proportional"`` shared charges are then spread
 (``attribute_spread``, ``attribute_spread_charges``, ``attribute_spread_allocate``: the split worked out
 once per distinct amount); last, the charges placed whole are summed per tuple, kind and day
-(``attribute_cells``), the sums reports and exports read.
+(``sum_cells``: ``attribute_cell_slots``, ``attribute_cells``), the sums reports and exports read.
 """
 
 from __future__ import annotations
@@ -128,13 +128,34 @@ def attribute(
         run(con, "attribute/clear_spread")
         run(con, "attribute/clear_spread_refs")
         run(con, "attribute/spread_allocate")
-    run(con, "attribute/cells", params)
+    sum_cells(con, params)
     run(con, "attribute/drop_unused_kinds")
     run(con, "attribute/drop_unused_tuples")
     check_invariant(con, periods)
     count, total = run(con, "attribute/totals", params).fetchone() or (0, 0)
     reporter.step(f"attributed {count} allocation(s) for {', '.join(periods) or 'no periods'}")
     return AttributionResult(periods, int(count), Decimal(total))
+
+
+# Charges summed into cells at a time, whole files of them (a month's first file alone may hold more): the
+# join of references with charges stays in memory at the default memory_limit (BENCHMARKS.md, issue 33).
+CELL_SLICE = 10_000_000
+SLOT = 1 << 32  # a charge's id is its file's slot x 2^32 + its row (macro charge_number)
+
+
+def sum_cells(con: Connection, params: dict[str, list[str]]) -> None:
+    """The charges placed whole summed into ``allocation_cells``, a range of files holding about
+    ``CELL_SLICE`` charges at a time; a (tuple, kind, day) with charges in two ranges has a cell in each,
+    and every reader sums them."""
+    first: int | None = None
+    held = 0
+    slots = run(con, "attribute/cell_slots", params).fetchall()
+    for i, (slot, charges) in enumerate(slots):
+        first = slot if first is None else first
+        held += charges
+        if held >= CELL_SLICE or i == len(slots) - 1:
+            run(con, "attribute/cells", {**params, "low": first * SLOT, "high": (slot + 1) * SLOT - 1})
+            first, held = None, 0
 
 
 # Charges split by time windows at a time. The split's window functions and lists hold all their rows in
