@@ -35,35 +35,21 @@ from trainledger.core import queries
 from trainledger.core.config import Config
 from trainledger.core.errors import TrainledgerError
 from trainledger.warehouse import dialects, spark_json, spark_money
-from trainledger.warehouse.spark_tables import SparkTables
+from trainledger.warehouse.spark_tables import TABLES, SparkTables
 
 if TYPE_CHECKING:
     import duckdb
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
-BIG = (
-    "charges",
-    "charge_kinds",
-    "allocation_rows",
-    "allocation_tuples",
-    "allocation_refs",
-    "allocation_cells",
-)
-# The views of queries/schema/warehouse.sql over the big tables, defined on Spark too, and the tables each reads.
-VIEWS = {
-    "allocations": ("charges", "charge_kinds", "allocation_rows", "allocation_tuples", "allocation_refs"),
-    "allocation_days": ("charge_kinds", "allocation_rows", "allocation_tuples", "allocation_cells"),
-}
+BIG = TABLES  # the bill's big tables, Spark's own (spark_tables.py)
+# The views of queries/schema/warehouse.sql over the big tables, defined on Spark too.
+VIEWS = ("allocations", "allocation_days")
 # The stages whose named queries read the bill itself (charges) on Spark.
 SPARK_STAGES = {"attribute", "checks", "report", "export"}
 _WRITES_CHARGES = re.compile(r"\b(INSERT\s+INTO|DELETE\s+FROM|UPDATE)\s+charges\b", re.IGNORECASE)
 _PRECISION_LOSS = "spark.sql.decimalOperations.allowPrecisionLoss"
-_BIG_WORDS = re.compile(
-    r"\b(charges|allocations|allocation_days|allocation_rows|allocation_tuples|allocation_refs|allocation_cells|"
-    r"charge_kinds)\b",
-    re.IGNORECASE,
-)
+_BIG_WORDS = re.compile(rf"\b({'|'.join((*BIG, *VIEWS))})\b", re.IGNORECASE)
 
 
 def session(config: Config) -> SparkSession:
@@ -347,7 +333,7 @@ class SparkWarehouse:
         state, and the views of ``VIEWS`` it names over the tables each reads. A temporary view resolves the
         views it names when read, so ``allocations`` follows every change: a statement that changes one table
         only unregisters that one, registered again when a statement next names it."""
-        needed = (named & set(BIG)) | {t for view, tables in VIEWS.items() if view in named for t in tables}
+        needed = (named & set(BIG)) | {t for view in VIEWS if view in named for t in _view_tables(view)}
         for table in BIG:
             if table in needed and table not in self.views:
                 self.tables.register(table)
@@ -377,6 +363,12 @@ def _view(name: str) -> str:
         if isinstance(s, exp.Create) and s.kind == "VIEW" and s.this.name == name
     )
     return dialects.render(view.expression, "spark")[0]
+
+
+@cache
+def _view_tables(name: str) -> set[str]:
+    """The big tables the view ``name`` reads, from its query: a view over them works once they are registered."""
+    return _tables(sqlglot.parse_one(_view(name), read="spark")) & set(BIG)
 
 
 def _arrow(df: DataFrame) -> pa.Table:
