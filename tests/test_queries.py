@@ -112,8 +112,6 @@ OTHER_DAYS = {
     "schema/migrate_v3_charge_categories": "a schema 2 warehouse brought up to date (test_schema_version)",
     "schema/migrate_v3_experiment_resources": "a schema 2 warehouse brought up to date (test_schema_version)",
     "schema/migrate_v3_unpriced_usage": "a schema 2 warehouse brought up to date (test_schema_version)",
-    "schema/migrate_v5_kinds": "a schema 4 warehouse brought up to date (test_schema_version)",
-    "schema/migrate_v5_cells": "a schema 4 warehouse brought up to date (test_schema_version)",
     "estimate/prices": "a price sheet with a per-GPU-hour price column (test_estimator, test_estimate_cli)",
     "report/api_spend": "the site's API spend page of a month with LLM API spend (test_api_cost_runs)",
     "report/reconcile_reserved_windows": "reconcile with [[reservations]] (test_reserved_capacity)",

@@ -17,6 +17,7 @@ that wrote it.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -32,9 +33,10 @@ SCHEMA_VERSION = 5
 # (which adds new columns in place). 2 -> 3: the provider ids stored before the provider table, mapped
 # through it, and attribution done again (a charge kind's id hashes its provider). 3 -> 4: the allocations
 # already stored stay readable through the new view (every share a stored row); the next attribution runs in
-# full and writes whole charges by reference. 4 -> 5: the references summed into allocation_cells (their kinds
-# kept in charge_kinds), so reports read the same figures at once; and attribution done again, which writes
-# the cells of a Spark warehouse (these statements reach the DuckDB file only).
+# full and writes whole charges by reference. 4 -> 5: attribution's own statements sum the references into
+# allocation_cells (their kinds into charge_kinds first) over every period, so reports read the same figures at
+# once; and attribution done again, which writes the cells of a Spark warehouse (these statements reach the
+# DuckDB file only). A statement is given those of its parameters it names: every period, every charge id.
 MIGRATIONS: dict[int, tuple[str, ...]] = {
     2: (
         "schema/migrate_v3_charges",
@@ -45,7 +47,7 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "ingest/forget_attribution",
     ),
     3: ("ingest/forget_attribution",),
-    4: ("schema/migrate_v5_kinds", "schema/migrate_v5_cells", "ingest/forget_attribution"),
+    4: ("attribute/kinds", "attribute/cells", "ingest/forget_attribution"),
 }
 
 # Version -> what its migration changed, for the one line a writer prints when it brought a warehouse up.
@@ -107,7 +109,7 @@ def create(con: duckdb.DuckDBPyConnection, path: Path, notify: Callable[[str], N
         con.execute(queries.load("schema/warehouse"))
         for older in range(version, SCHEMA_VERSION):
             for statement in MIGRATIONS[older]:
-                con.execute(queries.load(statement))
+                _migrate(con, statement)
         if version < SCHEMA_VERSION or not con.execute(queries.load("schema/version_read")).fetchall():
             con.execute(queries.load("schema/version_write"), {"version": SCHEMA_VERSION})
         con.execute(queries.load("schema/layout_write"), {"digest": layout})
@@ -123,6 +125,20 @@ def create(con: duckdb.DuckDBPyConnection, path: Path, notify: Callable[[str], N
             f"{path}: brought from schema {version} to {SCHEMA_VERSION} in place ({changes})"
             + ("; the next attribution runs in full" if again else "")
         )
+
+
+def _migrate(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    """Run a migration's statement over the whole warehouse: of ``$periods`` (every period the charges have),
+    ``$low`` and ``$high`` (every charge id), it gets those its body names."""
+    text = queries.load(name)
+    body = "\n".join(line for line in text.splitlines() if not line.startswith("--"))
+    named = set(re.findall(r"\$(\w+)", body))
+    params: dict[str, object] = {}
+    if "periods" in named:
+        params["periods"] = [r[0] for r in con.execute(queries.load("attribute/periods")).fetchall()]
+    if named & {"low", "high"}:
+        params |= {"low": 0, "high": 2**63 - 1}
+    con.execute(text, params)
 
 
 @cache
